@@ -1,0 +1,62 @@
+"""Reading JSON Lines input: one object per line, bad lines reported, never fatal."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+__all__ = ["InputProblem", "decode_object", "iter_objects"]
+
+_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True, slots=True)
+class InputProblem:
+    """A line of an input file that could not be used, and why."""
+
+    path: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+_KIND = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean"}
+
+
+def decode_object(raw: bytes) -> dict[str, Any] | str:
+    """Decode one line: the object, or a message saying why it is not one."""
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        return f"not valid JSON ({exc}); line skipped"
+    if type(value) is not dict:
+        kind = "null" if value is None else _KIND.get(type(value), type(value).__name__)
+        return f"not a JSON object (found {kind}); line skipped"
+    return value
+
+
+def iter_objects(
+    path: Path, problems: list[InputProblem]
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, object)`` for every usable line of a JSONL file.
+
+    Blank lines are ignored; each other unusable line is appended to ``problems``.
+    The caller opens nothing: a missing or unreadable file raises ``OSError``.
+    """
+    with open(path, "rb") as stream:
+        for number, raw in enumerate(stream, 1):
+            if number == 1 and raw.startswith(_BOM):
+                raw = raw[len(_BOM):]
+            if not raw.strip():
+                continue
+            decoded = decode_object(raw)
+            if type(decoded) is str:
+                problems.append(InputProblem(str(path), number, decoded))
+            else:
+                yield number, decoded  # type: ignore[misc]

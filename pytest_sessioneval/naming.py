@@ -1,0 +1,45 @@
+"""Node names that survive any session id.
+
+pytest splits a node id on ``::`` and cuts the parametrisation at the first
+``[``, so an id is escaped before it becomes part of a node name: backslash,
+brackets, the second colon of ``::``, control characters and non-ASCII text
+become backslash escapes (the way pytest escapes parametrize ids). The mapping
+is injective, so every session keeps its own node id, and it is printable, so a
+node id copied from pytest's output selects exactly its item.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+__all__ = ["escape_session_id"]
+
+_SAFE: Final = re.compile(r"[A-Za-z0-9._\-@+=,;/#%&()'\"!?*~^$<>{}|` ]*", re.ASCII)
+_ESCAPES: Final = {"\\": "\\\\", "[": "\\x5b", "]": "\\x5d"}
+
+
+def escape_session_id(session_id: str) -> str:
+    """Escape ``session_id`` for use in a node name."""
+    if _SAFE.fullmatch(session_id):
+        return session_id
+    out: list[str] = []
+    previous_colon = False
+    for char in session_id:
+        code = ord(char)
+        if char == ":":
+            out.append("\\x3a" if previous_colon else ":")
+            previous_colon = not previous_colon
+            continue
+        previous_colon = False
+        if char in _ESCAPES:
+            out.append(_ESCAPES[char])
+        elif 0x20 <= code < 0x7F:
+            out.append(char)
+        elif code < 0x100:
+            out.append(f"\\x{code:02x}")
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    return "".join(out)

@@ -1,0 +1,197 @@
+"""pytest nodes: a sessions file is a ``pytest.File``; each (session, dimension) an item."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _pytest._code.code import TerminalRepr
+
+from .engine import Evaluation, SessionEvaluation, SkippedSession, UnidentifiedRecord
+from .naming import escape_session_id
+from .outcomes import VerdictFailed, VerdictUndetermined, markers_for, raise_for
+from .rubric import DimensionVerdict
+
+__all__ = [
+    "DimensionItem",
+    "SessionEvalInputWarning",
+    "SessionsFile",
+    "SkippedSessionItem",
+    "UnidentifiedRecordItem",
+]
+
+
+class SessionEvalInputWarning(pytest.PytestWarning):
+    """A line of an input file was skipped (invalid JSON, not an object, ...)."""
+
+
+def warn_problems(evaluation: Evaluation) -> None:
+    """Emit one warning per unusable input line, located at that file and line."""
+    for problem in evaluation.problems:
+        warnings.warn_explicit(
+            SessionEvalInputWarning(str(problem)),
+            category=SessionEvalInputWarning,
+            filename=problem.path,
+            lineno=problem.line,
+        )
+
+
+class SessionsFile(pytest.File):
+    """A ``sessions.jsonl``: yields the items of its already-scored sessions."""
+
+    def __init__(self, *, evaluation: Evaluation, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.evaluation = evaluation
+
+    def collect(self) -> Iterator[pytest.Item]:
+        rubric = self.evaluation.rubric
+        for entry in self.evaluation.entries:
+            if isinstance(entry, SessionEvaluation):
+                base = escape_session_id(entry.session_id)
+                for verdict in entry.dimensions:
+                    yield DimensionItem.from_parent(
+                        self,
+                        name=f"{base}[{verdict.id}]",
+                        evaluation=entry,
+                        verdict=verdict,
+                        rubric_version=rubric.version,
+                        rubric_sha256=rubric.sha256,
+                    )
+            elif isinstance(entry, SkippedSession):
+                yield SkippedSessionItem.from_parent(
+                    self, name=escape_session_id(entry.session_id), entry=entry
+                )
+            else:
+                yield UnidentifiedRecordItem.from_parent(
+                    self, name=f"line-{entry.line}[no-session-id]", entry=entry
+                )
+
+
+class _RecordItem(pytest.Item):
+    """An item that stands for one line of a sessions file."""
+
+    line: int
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, self.line - 1, self.name
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+class DimensionItem(_RecordItem):
+    """One dimension's verdict for one session; its outcome is set by markers at collection."""
+
+    def __init__(
+        self,
+        *,
+        evaluation: SessionEvaluation,
+        verdict: DimensionVerdict,
+        rubric_version: str,
+        rubric_sha256: str,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.evaluation = evaluation
+        self.verdict = verdict
+        self.line = evaluation.line
+        for marker in markers_for(verdict.status, verdict.evidence):
+            self.add_marker(marker)
+        self.add_marker(pytest.mark.deterministic)
+        self.add_marker(pytest.mark.xdist_group(name=f"session-eval:{evaluation.session_id}"))
+        self.user_properties.extend(
+            [
+                ("session_id", evaluation.session_id),
+                ("dimension", verdict.id),
+                ("method", verdict.method),
+                ("status", verdict.status),
+                ("score", verdict.score),
+                ("evidence", verdict.evidence),
+                ("line", evaluation.line),
+                ("rubric_version", rubric_version),
+                ("rubric_sha256", rubric_sha256),
+            ]
+        )
+
+    def metadata(self) -> dict[str, Any]:
+        """What JSON reports carry for this item under ``metadata.session_eval``."""
+        return {
+            "session_id": self.evaluation.session_id,
+            "dimension": self.verdict.id,
+            "method": self.verdict.method,
+            "status": self.verdict.status,
+            "score": self.verdict.score,
+            "evidence": self.verdict.evidence,
+            "line": self.line,
+        }
+
+    def runtest(self) -> None:
+        raise_for(self.verdict.status, self.verdict.evidence)
+
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> str | TerminalRepr:
+        if isinstance(excinfo.value, (VerdictFailed, VerdictUndetermined)):
+            return (
+                f"{self.where}: session {self.evaluation.session_id!r}, {self.verdict.id}: "
+                f"{self.verdict.status}\n{self.verdict.evidence}"
+            )
+        return super().repr_failure(excinfo, style)
+
+
+class SkippedSessionItem(_RecordItem):
+    """A session that is not scored: reported as skipped with the reason, never dropped."""
+
+    def __init__(self, *, entry: SkippedSession, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.entry = entry
+        self.line = entry.line
+        self.add_marker(pytest.mark.skip(reason=f"not scored: {entry.reason}"))
+        self.user_properties.extend(
+            [("session_id", entry.session_id), ("eligible", False), ("reason", entry.reason), ("line", entry.line)]
+        )
+
+    def metadata(self) -> dict[str, Any]:
+        return {
+            "session_id": self.entry.session_id,
+            "eligible": False,
+            "reason": self.entry.reason,
+            "line": self.line,
+        }
+
+    def runtest(self) -> None:  # pragma: no cover - always skipped by its marker
+        pass
+
+
+class UnidentifiedRecordError(Exception):
+    """A record without a usable session_id."""
+
+
+class UnidentifiedRecordItem(_RecordItem):
+    """A record that has no usable session_id: a failed item naming the line, never dropped."""
+
+    def __init__(self, *, entry: UnidentifiedRecord, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.entry = entry
+        self.line = entry.line
+        self.user_properties.extend([("session_id", None), ("reason", entry.reason), ("line", entry.line)])
+
+    def metadata(self) -> dict[str, Any]:
+        return {"session_id": None, "eligible": False, "reason": self.entry.reason, "line": self.line}
+
+    def runtest(self) -> None:
+        raise UnidentifiedRecordError(self.entry.reason)
+
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> str | TerminalRepr:
+        if isinstance(excinfo.value, UnidentifiedRecordError):
+            return (
+                f"{self.where}: record has no usable session_id ({self.entry.reason}), so it "
+                "cannot be scored or selected. Give it a non-empty string session_id."
+            )
+        return super().repr_failure(excinfo, style)

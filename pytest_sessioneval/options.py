@@ -1,0 +1,82 @@
+"""Command-line options and ini keys: every option both ways, the command line first."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+__all__ = ["Option", "OPTIONS", "add_options", "get_option"]
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One setting: its command-line flag, its ini key and how it reads."""
+
+    flag: str
+    ini: str
+    help: str
+    kind: str = "string"  # string | path | paths | bool | list
+    metavar: str | None = None
+
+    @property
+    def dest(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("--session-eval", "session_eval_paths",
+           "score the sessions of a sessions.jsonl (or a metrics directory holding one); repeatable",
+           "paths", "PATH"),
+    Option("--session-eval-events", "session_eval_events",
+           "events.jsonl to attribute events from (default: the one beside sessions.jsonl)",
+           "path", "PATH"),
+    Option("--session-eval-latest", "session_eval_latest",
+           "score only the session the reference cascade picks as the latest", "bool"),
+    Option("--session-eval-session", "session_eval_sessions",
+           "score only this session id; repeatable", "list", "ID"),
+    Option("--session-eval-timestamp", "session_eval_timestamp",
+           "the eval timestamp, ISO 8601 (default: the clock, read once per run)", "string", "ISO"),
+    Option("--session-eval-since", "session_eval_since",
+           "score only sessions that started at or after this date or date-time", "string", "DATE"),
+    Option("--session-eval-until", "session_eval_until",
+           "score only sessions that started at or before this date (the whole day) or date-time",
+           "string", "DATE"),
+)
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("session-eval", "recorded orchestrator sessions as tests (aiat-llm-eval)")
+    for option in OPTIONS:
+        kwargs: dict[str, Any] = {"dest": option.dest, "help": option.help}
+        if option.kind == "bool":
+            kwargs.update(action="store_true", default=None)
+        elif option.kind in ("paths", "list"):
+            kwargs.update(action="append", default=None, metavar=option.metavar)
+        else:
+            kwargs.update(default=None, metavar=option.metavar)
+        group.addoption(option.flag, **kwargs)
+        ini_type = {"paths": "paths", "bool": "bool", "list": "linelist"}.get(option.kind, "string")
+        parser.addini(option.ini, f"{option.help} ({option.flag})", type=ini_type, default=None)
+
+
+def get_option(config: pytest.Config, option: Option) -> Any:
+    """The command-line value when given, else the ini value; paths come back as ``Path``."""
+    value = config.getoption(option.dest)
+    if value is not None:
+        if option.kind == "paths":
+            return [Path(config.invocation_params.dir, v) for v in value]
+        if option.kind == "path":
+            return Path(config.invocation_params.dir, value)
+        return value
+    value = config.getini(option.ini)
+    if option.kind in ("paths", "list"):
+        return list(value or [])
+    if option.kind == "bool":
+        return bool(value)
+    if option.kind == "path" and value:
+        base = config.inipath.parent if config.inipath else config.rootpath
+        return Path(base, value)
+    return value or None

@@ -1,0 +1,113 @@
+"""Peer sessions: other session ids whose windows strictly overlap a session's window.
+
+Two windows overlap when ``a.start < b.end and b.start < a.end`` (touching at a
+boundary is not overlap). Every line of ``sessions.jsonl`` with a window takes
+part, abandoned ones included; lines sharing the session's own id never count.
+Whether a session has a peer is answered in O(log S) from prefix maxima over
+windows sorted by start; naming the peers walks a max-tree and stops early.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final
+
+from .sessions import Window
+
+__all__ = ["PEER_NAME_LIMIT", "PeerIndex", "Peers"]
+
+PEER_NAME_LIMIT: Final = 10
+_UNKNOWN: Final = "(unknown)"
+_NONE: Final = -(1 << 62)
+
+
+@dataclass(frozen=True, slots=True)
+class Peers:
+    """The peers of one session: their ids (at most ``PEER_NAME_LIMIT``) and whether more exist."""
+
+    names: tuple[str, ...] = ()
+    more: bool = False
+
+    @property
+    def count(self) -> int:
+        """Number of peers named (a lower bound when ``more`` is set)."""
+        return len(self.names)
+
+    def describe(self) -> str:
+        listed = ", ".join(self.names)
+        if self.more:
+            return f"more than {len(self.names)} overlapping sessions ({listed}, ...)"
+        return f"{len(self.names)} overlapping session(s) ({listed})"
+
+
+class PeerIndex:
+    """All windows of a sessions file, indexed for overlap queries."""
+
+    def __init__(self, windows: Iterable[tuple[Window, object]]) -> None:
+        """``windows``: ``(window, raw session_id)`` of every line that has a window."""
+        entries = sorted(windows, key=lambda entry: entry[0].start)
+        self._starts = [window.start for window, _ in entries]
+        self._ends = [window.end for window, _ in entries]
+        self._ids = [sid if type(sid) is str else None for _, sid in entries]
+        # Prefix maxima of end over the first i windows, kept for two distinct ids so
+        # that the best window of "any id but mine" is known in O(1).
+        best: list[tuple[int, object, int]] = [(_NONE, object(), _NONE)]
+        top_end, top_id, second_end = _NONE, object(), _NONE
+        for end, sid in zip(self._ends, self._ids):
+            if end > top_end:
+                if sid != top_id:
+                    second_end = top_end
+                top_end, top_id = end, sid
+            elif sid != top_id and end > second_end:
+                second_end = end
+            best.append((top_end, top_id, second_end))
+        self._best = best
+        size = 1
+        while size < max(len(entries), 1):
+            size *= 2
+        tree = [_NONE] * (2 * size)
+        tree[size : size + len(self._ends)] = self._ends
+        for node in range(size - 1, 0, -1):
+            tree[node] = max(tree[2 * node], tree[2 * node + 1])
+        self._size, self._tree = size, tree
+
+    def has_peer(self, session_id: str, window: Window | None) -> bool:
+        """Whether any other id's window strictly overlaps ``window``."""
+        if window is None:
+            return False
+        top_end, top_id, second_end = self._best[bisect_left(self._starts, window.end)]
+        best_other = second_end if top_id == session_id else top_end
+        return best_other > window.start
+
+    def peers(self, session_id: str, window: Window | None) -> Peers:
+        """The overlapping other ids, in order of window start, up to ``PEER_NAME_LIMIT``."""
+        if not self.has_peer(session_id, window):
+            return Peers()
+        assert window is not None
+        limit = bisect_left(self._starts, window.end)
+        names: dict[str, None] = {}
+        tree, size = self._tree, self._size
+        stack = [1]
+        while stack:
+            node = stack.pop()
+            if tree[node] <= window.start or (node - size if node >= size else _first_leaf(node, size) - size) >= limit:
+                continue
+            if node < size:
+                stack.append(2 * node + 1)
+                stack.append(2 * node)
+                continue
+            sid = self._ids[node - size]
+            if sid == session_id:
+                continue
+            names.setdefault(sid if sid is not None else _UNKNOWN, None)
+            if len(names) > PEER_NAME_LIMIT:
+                return Peers(tuple(list(names)[:PEER_NAME_LIMIT]), more=True)
+        return Peers(tuple(names))
+
+
+def _first_leaf(node: int, size: int) -> int:
+    while node < size:
+        node *= 2
+    return node

@@ -1,0 +1,59 @@
+"""The terminal summary: per-dimension counts of verdicts, never a global score.
+
+Counts are taken from the reports (``user_properties``), so they are right
+under pytest-xdist, where the controller collects nothing itself.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from .rubric import STATUSES
+
+__all__ = ["Tally"]
+
+
+@dataclass
+class Tally:
+    """What the run's reports said, per dimension and per session."""
+
+    counts: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    sessions: set[str] = field(default_factory=set)
+    not_scored: set[str] = field(default_factory=set)
+    unidentified: int = 0
+
+    def add(self, report: pytest.TestReport) -> None:
+        """Count one item, from its teardown report (every item has exactly one)."""
+        if report.when != "teardown" or not report.user_properties:
+            return
+        props: dict[str, Any] = dict(report.user_properties)
+        if "dimension" in props and "status" in props:
+            self.counts[props["dimension"]][props["status"]] += 1
+            self.sessions.add(props["session_id"])
+        elif props.get("eligible") is False:
+            self.not_scored.add(props["session_id"])
+        elif "reason" in props and props.get("session_id") is None:
+            self.unidentified += 1
+
+    def lines(self, dimension_order: tuple[str, ...], rubric: str) -> list[str]:
+        order = [*dimension_order, *sorted(set(self.counts) - set(dimension_order))]
+        order = [dimension for dimension in order if dimension in self.counts]
+        width = max([len("dimension"), *map(len, order)])
+        header = f"{'dimension':<{width}}  " + "  ".join(f"{status:>{len(status)}}" for status in STATUSES)
+        lines = [f"{rubric}: {len(self.sessions)} session(s) scored"]
+        if self.not_scored:
+            lines[0] += f", {len(self.not_scored)} not scored (abandoned or unfinished)"
+        if self.unidentified:
+            lines[0] += f", {self.unidentified} record(s) without a usable session_id"
+        if order:
+            lines.append(header)
+            for dimension in order:
+                counts = self.counts[dimension]
+                cells = "  ".join(f"{counts[status]:>{len(status)}}" for status in STATUSES)
+                lines.append(f"{dimension:<{width}}  {cells}")
+        lines.append("Each dimension stands alone: there is no global score (aiat-llm-eval/1.0).")
+        return lines

@@ -1,0 +1,161 @@
+"""What a rubric is: verdict statuses, dimensions, scorers, and the rubric text they are bound to.
+
+This module holds the one definition of each: the four statuses, the shape of
+a verdict, and how a rubric names its ordered dimensions. ``rubric_v1`` fills
+it in for the pre-registered check set shipped with this package.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+if TYPE_CHECKING:
+    from .events import EventIndex
+    from .peers import Peers
+    from .sessions import Window
+
+__all__ = [
+    "CANNOT_DETERMINE",
+    "DETERMINISTIC",
+    "FAIL",
+    "JUDGE",
+    "NOT_APPLICABLE",
+    "PASS",
+    "STATUSES",
+    "Dimension",
+    "DimensionVerdict",
+    "Rubric",
+    "RubricError",
+    "SessionContext",
+    "Status",
+    "Verdict",
+]
+
+Status = Literal["pass", "fail", "not-applicable", "cannot-determine"]
+PASS: Final = "pass"
+FAIL: Final = "fail"
+NOT_APPLICABLE: Final = "not-applicable"
+CANNOT_DETERMINE: Final = "cannot-determine"
+STATUSES: Final[tuple[Status, ...]] = (PASS, FAIL, NOT_APPLICABLE, CANNOT_DETERMINE)
+
+Method = Literal["deterministic", "judge"]
+DETERMINISTIC: Final = "deterministic"
+JUDGE: Final = "judge"
+
+
+class RubricError(ValueError):
+    """A rubric (or a scorer's answer) breaks the rules every rubric must keep."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionContext:
+    """Everything a deterministic scorer may read about one session."""
+
+    record: dict[str, Any]
+    window: Window | None
+    peers: Peers
+    events: EventIndex
+    kpis: dict[str, int | float | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A scorer's answer: a status, the evidence for it, and an optional score."""
+
+    status: Status
+    evidence: str
+    score: int | float | None = None
+
+
+Scorer = Callable[[SessionContext], Verdict]
+
+
+@dataclass(frozen=True, slots=True)
+class Dimension:
+    """One deterministic dimension: its id, its pure scorer, and whether it carries a score."""
+
+    id: str
+    scorer: Scorer
+    scored: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DimensionVerdict:
+    """A dimension's verdict as it appears in a record (``score`` only when ``scored``)."""
+
+    id: str
+    method: Method
+    status: Status
+    evidence: str
+    score: int | float | None = None
+    scored: bool = False
+
+    def as_record(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {
+            "id": self.id,
+            "method": self.method,
+            "status": self.status,
+            "evidence": self.evidence,
+        }
+        if self.scored:
+            entry["score"] = self.score
+        if self.method == JUDGE:
+            entry["advisory"] = True
+            entry["calibration_status"] = "uncalibrated"
+        return entry
+
+
+@dataclass(frozen=True)
+class Rubric:
+    """A pre-registered check set: version, the text that defines it, its dimensions."""
+
+    version: str
+    text_path: Path
+    dimensions: tuple[Dimension, ...]
+    judge_ids: tuple[str, ...] = ()
+    _sha256: list[str] = field(default_factory=list, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        ids = [dimension.id for dimension in self.dimensions] + list(self.judge_ids)
+        duplicates = sorted({i for i in ids if ids.count(i) > 1})
+        if duplicates:
+            raise RubricError(f"rubric {self.version!r}: dimension ids collide: {', '.join(duplicates)}")
+        if not self.version:
+            raise RubricError("a rubric needs a non-empty version string")
+
+    @property
+    def dimension_ids(self) -> tuple[str, ...]:
+        return tuple(dimension.id for dimension in self.dimensions)
+
+    @property
+    def sha256(self) -> str:
+        """sha256 of the rubric text, read once: the hash every record carries."""
+        if not self._sha256:
+            self._sha256.append(hashlib.sha256(self.text_path.read_bytes()).hexdigest())
+        return self._sha256[0]
+
+    def score(self, context: SessionContext) -> tuple[DimensionVerdict, ...]:
+        """Run every scorer in order; a scorer answering outside the four statuses is an error."""
+        verdicts = []
+        for dimension in self.dimensions:
+            verdict = dimension.scorer(context)
+            if not isinstance(verdict, Verdict) or verdict.status not in STATUSES:
+                raise RubricError(
+                    f"rubric {self.version!r}: scorer of {dimension.id!r} returned {verdict!r}; "
+                    f"a scorer must return a Verdict with a status among {', '.join(STATUSES)}"
+                )
+            verdicts.append(
+                DimensionVerdict(
+                    dimension.id,
+                    DETERMINISTIC,
+                    verdict.status,
+                    verdict.evidence,
+                    verdict.score if dimension.scored else None,
+                    dimension.scored,
+                )
+            )
+        return tuple(verdicts)

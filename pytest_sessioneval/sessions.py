@@ -1,0 +1,104 @@
+"""Session records: which line is authoritative, which sessions are eligible, their windows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from .timestamps import parse_timestamp_ms
+from .values import is_number, is_truthy, show
+
+__all__ = [
+    "SessionLine",
+    "Window",
+    "eligibility",
+    "latest_eligible",
+    "session_window",
+    "usable_session_id",
+]
+
+
+class Window(NamedTuple):
+    """A session's wall-clock window ``[start, end]`` in epoch milliseconds (inclusive)."""
+
+    start: int
+    end: int
+
+    def holds(self, t: int) -> bool:
+        return self.start <= t <= self.end
+
+
+@dataclass(frozen=True, slots=True)
+class SessionLine:
+    """One record of ``sessions.jsonl`` with its 1-based line number."""
+
+    line: int
+    record: dict[str, Any]
+
+    @property
+    def session_id(self) -> str | None:
+        return usable_session_id(self.record)
+
+
+def usable_session_id(record: dict[str, Any]) -> str | None:
+    """The record's ``session_id`` when it is a non-empty string, else ``None``."""
+    value = record.get("session_id")
+    return value if type(value) is str and value else None
+
+
+def session_id_problem(record: dict[str, Any]) -> str:
+    """Why a record's ``session_id`` is not usable, in words."""
+    if "session_id" not in record:
+        return "session_id is missing"
+    value = record["session_id"]
+    if type(value) is str:
+        return "session_id is an empty string"
+    return f"session_id is not a string (found {show(value)})"
+
+
+def session_window(record: dict[str, Any]) -> Window | None:
+    """``[started_at, completed_at]`` when both parse, else ``None``."""
+    start = parse_timestamp_ms(record.get("started_at"))
+    if start is None:
+        return None
+    end = parse_timestamp_ms(record.get("completed_at"))
+    if end is None:
+        return None
+    return Window(start, end)
+
+
+def eligibility(record: dict[str, Any]) -> str | None:
+    """``None`` when the record is scored, else the reason it is not.
+
+    Abandoned: never. Completed: always. Otherwise a truthy ``completed_at`` and
+    evidence of work (``agent_summary.complete`` > 0, or a non-null
+    ``effectiveness.completion_rate``) are both needed.
+    """
+    status = record.get("status")
+    if status == "abandoned":
+        return "abandoned session (status is 'abandoned'): abandoned sessions are never scored"
+    if status == "completed":
+        return None
+    if not is_truthy(record.get("completed_at")):
+        return (
+            "unfinished session: no completed_at and status is not 'completed'"
+        )
+    summary = record.get("agent_summary")
+    complete = summary.get("complete") if type(summary) is dict else None
+    if is_number(complete) and complete > 0:  # type: ignore[operator]
+        return None
+    effectiveness = record.get("effectiveness")
+    if type(effectiveness) is dict and effectiveness.get("completion_rate") is not None:
+        return None
+    return (
+        "no evidence of work: status is not 'completed', agent_summary.complete is not a "
+        "number > 0 and effectiveness.completion_rate is absent"
+    )
+
+
+def latest_eligible(lines: list[SessionLine]) -> SessionLine | None:
+    """The reference cascade: the newest line (of any id) that is eligible on its own."""
+    for entry in reversed(lines):
+        if eligibility(entry.record) is None:
+            return entry
+    return None

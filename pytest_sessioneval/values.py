@@ -1,0 +1,40 @@
+"""How rubric-v1 reads JSON values: strict numbers, JavaScript truthiness, plain text."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import orjson
+
+__all__ = ["is_number", "is_truthy", "number_or_none", "show"]
+
+
+def is_number(value: object) -> bool:
+    """A JSON number that is not a boolean and is finite (``"3"``, ``True``, ``None`` are not)."""
+    kind = type(value)
+    return kind is int or (kind is float and math.isfinite(value))  # type: ignore[arg-type]
+
+
+def number_or_none(value: object) -> int | float | None:
+    """``value`` when it is a number, else ``None``."""
+    return value if is_number(value) else None  # type: ignore[return-value]
+
+
+def is_truthy(value: object) -> bool:
+    """JavaScript truthiness of a JSON value: objects and arrays, even empty, are truthy."""
+    if value is None or value is False:
+        return False
+    if type(value) in (int, float):
+        return value == value and value != 0  # NaN is falsy
+    if type(value) is str:
+        return value != ""
+    return True
+
+
+def show(value: Any) -> str:
+    """A value as it appears in the data (JSON text), for evidence and messages."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return repr(value)
