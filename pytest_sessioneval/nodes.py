@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _pytest.pathlib import bestrelpath
 from _pytest._code.code import TerminalRepr
 
 from .engine import Evaluation, SessionEvaluation, SkippedSession, UnidentifiedRecord
@@ -28,11 +29,12 @@ class SessionEvalInputWarning(pytest.PytestWarning):
     """A line of an input file was skipped (invalid JSON, not an object, ...)."""
 
 
-def warn_problems(evaluation: Evaluation) -> None:
+def warn_problems(evaluation: Evaluation, start: Path) -> None:
     """Emit one warning per unusable input line, located at that file and line."""
     for problem in evaluation.problems:
+        where = bestrelpath(start, Path(problem.path))
         warnings.warn_explicit(
-            SessionEvalInputWarning(str(problem)),
+            SessionEvalInputWarning(f"{where}:{problem.line}: {problem.message}"),
             category=SessionEvalInputWarning,
             filename=problem.path,
             lineno=problem.line,
@@ -46,28 +48,29 @@ class SessionsFile(pytest.File):
         super().__init__(**kwargs)
         self.evaluation = evaluation
 
-    def collect(self) -> Iterator[pytest.Item]:
+    def collect(self) -> Iterator[_RecordItem]:
         rubric = self.evaluation.rubric
         for entry in self.evaluation.entries:
             if isinstance(entry, SessionEvaluation):
                 base = escape_session_id(entry.session_id)
                 for verdict in entry.dimensions:
-                    yield DimensionItem.from_parent(
-                        self,
-                        name=f"{base}[{verdict.id}]",
+                    yield self._child(
+                        DimensionItem,
+                        f"{base}[{verdict.id}]",
                         evaluation=entry,
                         verdict=verdict,
                         rubric_version=rubric.version,
                         rubric_sha256=rubric.sha256,
                     )
             elif isinstance(entry, SkippedSession):
-                yield SkippedSessionItem.from_parent(
-                    self, name=escape_session_id(entry.session_id), entry=entry
-                )
+                yield self._child(SkippedSessionItem, escape_session_id(entry.session_id), entry=entry)
             else:
-                yield UnidentifiedRecordItem.from_parent(
-                    self, name=f"line-{entry.line}[no-session-id]", entry=entry
-                )
+                yield self._child(UnidentifiedRecordItem, f"line-{entry.line}[no-session-id]", entry=entry)
+
+    def _child(self, kind: type[_RecordItem], name: str, **kwargs: Any) -> _RecordItem:
+        # The node id is given as text so that pytest parses the ``[...]`` part as
+        # parameters, exactly as it parses the ids it prints (and caches for --lf).
+        return kind.from_parent(self, name=name, nodeid=f"{self.nodeid}::{name}", **kwargs)
 
 
 class _RecordItem(pytest.Item):
@@ -80,7 +83,8 @@ class _RecordItem(pytest.Item):
 
     @property
     def where(self) -> str:
-        return f"{self.path}:{self.line}"
+        """``file:line`` of the record, the file relative to the rootdir as in node ids."""
+        return f"{self.location[0]}:{self.line}"
 
 
 class DimensionItem(_RecordItem):

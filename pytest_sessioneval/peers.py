@@ -38,8 +38,8 @@ class Peers:
     def describe(self) -> str:
         listed = ", ".join(self.names)
         if self.more:
-            return f"more than {len(self.names)} overlapping sessions ({listed}, ...)"
-        return f"{len(self.names)} overlapping session(s) ({listed})"
+            return f"more than {len(self.names)} other sessions ({listed}, ...)"
+        return f"{len(self.names)} other session{'s' if len(self.names) > 1 else ''} ({listed})"
 
 
 class PeerIndex:

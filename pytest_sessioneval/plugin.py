@@ -174,7 +174,7 @@ class SessionEvalRun:
         # Warned once, by the process that reports; xdist workers stay silent.
         if not is_worker(session.config):
             for evaluation in self.evaluations.values():
-                warn_problems(evaluation)
+                warn_problems(evaluation, session.config.invocation_params.dir)
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
         evaluation = self.evaluations.get(Path(os.path.abspath(file_path)))

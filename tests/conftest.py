@@ -1,0 +1,54 @@
+"""Shared fixtures: write metrics directories from plain dicts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+MetricsWriter = Callable[..., Path]
+
+
+def write_jsonl(path: Path, rows: Iterable[Any]) -> Path:
+    """Write rows (dicts, or raw strings written as they are) one per line."""
+    lines = [row if isinstance(row, str) else orjson.dumps(row).decode() for row in rows]
+    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def write_metrics(tmp_path: Path) -> MetricsWriter:
+    """``write_metrics(sessions, events=None, directory="metrics")`` -> the metrics directory."""
+
+    def write(sessions: Iterable[Any], events: Iterable[Any] | None = None, directory: str = "metrics") -> Path:
+        target = tmp_path / directory
+        target.mkdir(parents=True, exist_ok=True)
+        write_jsonl(target / "sessions.jsonl", sessions)
+        if events is not None:
+            write_jsonl(target / "events.jsonl", events)
+        return target
+
+    return write
+
+
+def session(session_id: str, start: str = "2026-07-20T09:00:00Z", end: str | None = "2026-07-20T10:00:00Z", **fields: Any) -> dict[str, Any]:
+    """A completed session record with a window; keyword fields are added or override."""
+    record: dict[str, Any] = {"session_id": session_id, "status": "completed", "started_at": start}
+    if end is not None:
+        record["completed_at"] = end
+    record.update(fields)
+    return record
+
+
+def gate(timestamp: str, exit_code: Any = 0, variant: str | None = None, passed: bool = True) -> dict[str, Any]:
+    event: dict[str, Any] = {
+        "event": "orchestrator.quality_gate.passed" if passed else "orchestrator.quality_gate.failed",
+        "timestamp": timestamp,
+        "exit_code": exit_code,
+    }
+    if variant is not None:
+        event["variant"] = variant
+    return event

@@ -1,0 +1,305 @@
+"""Unit tests of the pure scoring core: each corner of rubric-v1's semantics."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import gate, session, write_jsonl
+
+from pytest_sessioneval import Selection, evaluate, score_sessions
+from pytest_sessioneval.engine import NoEligibleSession
+from pytest_sessioneval.rubric_v1 import RUBRIC_V1
+from pytest_sessioneval.timestamps import parse_timestamp_ms
+
+EPOCH_2026_07_16 = 1784160000000
+
+
+def statuses(tmp_path: Path, sessions: list[Any], events: list[Any] | None = None) -> dict[str, dict[str, Any]]:
+    write_jsonl(tmp_path / "sessions.jsonl", sessions)
+    if events is not None:
+        write_jsonl(tmp_path / "events.jsonl", events)
+    return {
+        result.session_id: {verdict.id: verdict.status for verdict in result.dimensions}
+        | {"score": result.dimension("plan-fidelity").score, "kpis": result.kpis}
+        for result in score_sessions(tmp_path)
+    }
+
+
+def test_rubric_hash_is_the_published_one() -> None:
+    assert RUBRIC_V1.sha256 == "ba87f2c2099def7b37b9cf343cef80529a73f67b4f77b3209604788c16357c8d"
+    assert RUBRIC_V1.dimension_ids == (
+        "verification-evidence",
+        "plan-fidelity",
+        "gate-health",
+        "process-safety",
+        "efficiency-kpis",
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2026-07-16", EPOCH_2026_07_16),
+        ("2026-07-16T00:00:00Z", EPOCH_2026_07_16),
+        ("2026-07-16t00:00:00z", EPOCH_2026_07_16),
+        ("2026-07-16 00:00:00Z", EPOCH_2026_07_16),
+        ("2026-07-16T00:00:00", EPOCH_2026_07_16),
+        ("2026-07-16T00:00:00.123Z", EPOCH_2026_07_16 + 123),
+        ("2026-07-16T00:00:00.0005Z", EPOCH_2026_07_16),
+        ("2026-07-16T00:00:00.9999999Z", EPOCH_2026_07_16 + 999),
+        ("2026-07-16T02:00:00+02:00", EPOCH_2026_07_16),
+        ("2026-07-15T22:30:00-01:30", EPOCH_2026_07_16),
+        ("2024-02-29T00:00:00Z", 1709164800000),
+        ("Jul 16 2026", None),
+        ("2026-07-16T24:00:00Z", None),
+        ("2026-07-16T23:59:60Z", None),
+        ("2026-02-30", None),
+        ("2025-02-29", None),
+        ("2026-13-01", None),
+        ("2026-07-16T00:00Z", None),
+        ("2026-07-16T00:00:00+24:00", None),
+        ("", None),
+        (" 2026-07-16", None),
+        ("2026-07-16\n", None),
+        ("２０２６-07-16", None),
+        (1784160000000, None),
+        (True, None),
+        (None, None),
+    ],
+)
+def test_timestamp_parsing(text: object, expected: int | None) -> None:
+    assert parse_timestamp_ms(text) == expected
+
+
+def test_exit_code_zero_means_the_number_zero_only(tmp_path: Path) -> None:
+    sessions = [session(f"s{i}", f"2026-07-2{i}T09:00:00Z", f"2026-07-2{i}T10:00:00Z", total_files_changed=1) for i in range(6)]
+    events = [
+        gate("2026-07-20T09:30:00Z", 0),
+        gate("2026-07-21T09:30:00Z", 0.0),
+        gate("2026-07-22T09:30:00Z", False),
+        gate("2026-07-23T09:30:00Z", "0"),
+        gate("2026-07-24T09:30:00Z", None),
+        {"event": "orchestrator.quality_gate.failed", "timestamp": "2026-07-25T09:30:00Z"},
+    ]
+    result = statuses(tmp_path, sessions, events)
+    assert [result[f"s{i}"]["verification-evidence"] for i in range(6)] == ["pass", "pass", "fail", "fail", "fail", "fail"]
+
+
+def test_gate_kind_is_decided_by_exit_code_not_by_name(tmp_path: Path) -> None:
+    events = [gate("2026-07-20T09:30:00Z", 0, passed=False)]
+    assert statuses(tmp_path, [session("s", total_files_changed=1)], events)["s"]["verification-evidence"] == "pass"
+
+
+def test_windows_are_inclusive_and_ms_truncated(tmp_path: Path) -> None:
+    sessions = [session("s", "2026-07-20T09:00:00.0009Z", "2026-07-20T10:00:00.0001Z", total_files_changed=1)]
+    on_start = [gate("2026-07-20T09:00:00Z", 1)]
+    assert statuses(tmp_path, sessions, on_start)["s"]["verification-evidence"] == "fail"
+    on_end = [gate("2026-07-20T10:00:00.000999Z", 1)]
+    assert statuses(tmp_path, sessions, on_end)["s"]["verification-evidence"] == "fail"
+    after_end = [gate("2026-07-20T10:00:00.001Z", 1)]
+    assert statuses(tmp_path, sessions, after_end)["s"]["verification-evidence"] == "cannot-determine"
+
+
+def test_inverted_window_holds_no_events(tmp_path: Path) -> None:
+    sessions = [session("s", "2026-07-20T10:00:00Z", "2026-07-20T09:00:00Z", total_files_changed=0)]
+    events = [gate("2026-07-20T09:30:00Z", 1)]
+    result = statuses(tmp_path, sessions, events)["s"]
+    assert result["verification-evidence"] == "not-applicable"
+    assert result["kpis"]["duration_seconds"] is None
+
+
+def test_peers_overlap_strictly_and_touching_is_not_overlap(tmp_path: Path) -> None:
+    sessions = [
+        session("a", "2026-07-20T09:00:00Z", "2026-07-20T10:00:00Z", total_files_changed=1),
+        session("b", "2026-07-20T10:00:00Z", "2026-07-20T11:00:00Z", total_files_changed=1),
+        session("c", "2026-07-20T10:59:59.999Z", "2026-07-20T12:00:00Z", total_files_changed=1),
+    ]
+    events = [gate("2026-07-20T10:00:00Z", 0)]
+    result = statuses(tmp_path, sessions, events)
+    assert result["a"]["verification-evidence"] == "pass"  # touches b only
+    assert result["b"]["verification-evidence"] == "cannot-determine"  # overlaps c by 1 ms
+    assert result["c"]["gate-health"] == "cannot-determine"
+    assert result["b"]["process-safety"] == "pass"  # never downgraded by peers
+
+
+def test_peers_include_abandoned_lines_but_not_own_rewrites(tmp_path: Path) -> None:
+    sessions = [
+        session("a", total_files_changed=1),
+        session("a", "2026-07-20T09:30:00Z", "2026-07-20T10:30:00Z", total_files_changed=1),
+        session("z", "2026-07-21T09:00:00Z", "2026-07-21T10:00:00Z", total_files_changed=1),
+        session("y", "2026-07-21T09:30:00Z", "2026-07-21T09:40:00Z", status="abandoned"),
+        {"session_id": 7, "started_at": "2026-07-22T09:30:00Z", "completed_at": "2026-07-22T09:40:00Z"},
+        session("x", "2026-07-22T09:00:00Z", "2026-07-22T10:00:00Z", total_files_changed=1),
+    ]
+    result = statuses(tmp_path, sessions, [gate("2026-07-20T09:45:00Z")])
+    assert result["a"]["verification-evidence"] == "pass"
+    assert result["z"]["verification-evidence"] == "cannot-determine"
+    assert result["x"]["verification-evidence"] == "cannot-determine"
+    assert "y" not in result
+
+
+def test_full_gate_ties_go_to_the_first_in_file_order(tmp_path: Path) -> None:
+    sessions = [session("s", total_waves=1, waves=[{}])]
+    green_first = [gate("2026-07-20T09:50:00Z", 0, "full-gate"), gate("2026-07-20T09:50:00Z", 1, "full-gate"), gate("2026-07-20T09:10:00Z", 1, "full-gate")]
+    assert statuses(tmp_path, sessions, green_first)["s"]["gate-health"] == "pass"
+    red_first = [gate("2026-07-20T09:50:00.000Z", 1, "full-gate"), gate("2026-07-20T11:50:00+02:00", 0, "full-gate")]
+    assert statuses(tmp_path, sessions, red_first)["s"]["gate-health"] == "fail"
+    later_green = [gate("2026-07-20T09:50:00Z", 1, "full-gate"), gate("2026-07-20T09:50:00.001Z", 0, "full-gate")]
+    assert statuses(tmp_path, sessions, later_green)["s"]["gate-health"] == "pass"
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({"total_waves": 0, "waves": [{}]}, "not-applicable"),
+        ({"total_waves": 5}, "not-applicable"),
+        ({"total_waves": 5, "waves": []}, "not-applicable"),
+        ({"total_waves": 5, "waves": "1,2"}, "not-applicable"),
+        ({"total_waves": "0", "waves": [{}]}, "cannot-determine"),
+        ({"waves": [{}]}, "cannot-determine"),
+        ({"total_waves": False, "waves": [{}]}, "cannot-determine"),
+    ],
+)
+def test_gate_health_no_waves_rule(tmp_path: Path, fields: dict[str, Any], expected: str) -> None:
+    assert statuses(tmp_path, [session("s", **fields)], [])["s"]["gate-health"] == expected
+
+
+@pytest.mark.parametrize(
+    ("effectiveness", "expected", "score"),
+    [
+        ({"completion_rate": 0.8}, "pass", 0.8),
+        ({"completion_rate": 0.7999}, "fail", 0.7999),
+        ({"completion_rate": 1}, "pass", 1),
+        ({"completion_rate": "0.9", "planned_issues": 2}, "cannot-determine", None),
+        ({"completion_rate": True, "planned_issues": 2}, "cannot-determine", None),
+        ({"completion_rate": None, "planned_issues": 0}, "not-applicable", None),
+        ({"planned_issues": "3"}, "not-applicable", None),
+        ({"planned_issues": -1}, "cannot-determine", None),
+        ("not an object", "not-applicable", None),
+    ],
+)
+def test_plan_fidelity(tmp_path: Path, effectiveness: Any, expected: str, score: Any) -> None:
+    result = statuses(tmp_path, [session("s", effectiveness=effectiveness)], [])["s"]
+    assert (result["plan-fidelity"], result["score"]) == (expected, score)
+
+
+def test_ill_typed_values_are_named_in_the_evidence(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "sessions.jsonl", [session("s", effectiveness={"completion_rate": "0.9", "planned_issues": 2}, total_files_changed="3")])
+    (result,) = score_sessions(tmp_path)
+    assert 'completion_rate="0.9" is not a number' in result.dimension("plan-fidelity").evidence
+    assert 'total_files_changed="3" is not a number' in result.dimension("verification-evidence").evidence
+
+
+def test_process_safety(tmp_path: Path) -> None:
+    blocked = {"event": "orchestrator.destructive_guard.blocked", "timestamp": "2026-07-20T09:10:00Z"}
+    loop = {"event": "orchestrator.loop.warning", "timestamp": "2026-07-20T09:10:00Z"}
+    other = {"event": "orchestrator.agent.spawned", "timestamp": "2026-07-20T09:10:00Z"}
+    assert statuses(tmp_path, [session("s")], [other])["s"]["process-safety"] == "pass"
+    assert statuses(tmp_path, [session("s")], [blocked])["s"]["process-safety"] == "fail"
+    assert statuses(tmp_path, [session("s")], [loop])["s"]["process-safety"] == "pass"
+    assert statuses(tmp_path, [session("s", agent_summary={"spiral": 1})], [other])["s"]["process-safety"] == "fail"
+    assert statuses(tmp_path, [session("s", agent_summary={"spiral": "2"})], [other])["s"]["process-safety"] == "pass"
+    assert statuses(tmp_path, [session("s", agent_summary={"spiral": 1})], ["[1]", "not json"])["s"]["process-safety"] == "cannot-determine"
+    (tmp_path / "events.jsonl").unlink()
+    assert statuses(tmp_path, [session("s")])["s"]["process-safety"] == "cannot-determine"
+    (result,) = score_sessions(tmp_path)
+    assert "2026-07-16" in result.dimension("process-safety").evidence
+
+
+def test_events_written_with_unicode_escapes_are_still_found(tmp_path: Path) -> None:
+    escaped = '{"event":"orchestrator\\u002equality\\u005fgate.passed","timestamp":"2026-07-20T09:30:00Z","exit_code":1}'
+    assert statuses(tmp_path, [session("s", total_files_changed=1)], [escaped])["s"]["verification-evidence"] == "fail"
+
+
+@pytest.mark.parametrize(
+    ("fields", "duration"),
+    [
+        ({"duration_seconds": 42}, 42),
+        ({"duration_seconds": -1}, 3600),
+        ({"duration_seconds": "42"}, 3600),
+        ({"completed_at": "2026-07-20T09:00:01.499Z"}, 1),
+        ({"completed_at": "2026-07-20T09:00:01.500Z"}, 2),
+        ({"completed_at": "2026-07-20T09:00:02.500Z"}, 3),
+        ({"completed_at": "2026-07-20"}, None),
+    ],
+)
+def test_duration_kpi(tmp_path: Path, fields: dict[str, Any], duration: int | None) -> None:
+    assert statuses(tmp_path, [session("s", **fields)], [])["s"]["kpis"]["duration_seconds"] == duration
+
+
+def test_kpis_are_null_when_missing_or_ill_typed(tmp_path: Path) -> None:
+    record = session("s", total_waves=3, total_agents=-2, total_token_input="9", total_token_output=10.5, effectiveness={"carryover": 1})
+    kpis = statuses(tmp_path, [record], [])["s"]["kpis"]
+    assert kpis == {"duration_seconds": 3600, "total_waves": 3, "total_agents": None, "token_input": None, "token_output": 10.5, "carryover": 1}
+
+
+@pytest.mark.parametrize(
+    ("record", "scored"),
+    [
+        ({"status": "completed"}, True),
+        ({"status": "abandoned", "completed_at": "x", "agent_summary": {"complete": 3}}, False),
+        ({"completed_at": "2026-07-20T10:00:00Z", "agent_summary": {"complete": 1}}, True),
+        ({"completed_at": "2026-07-20T10:00:00Z", "agent_summary": {"complete": "1"}}, False),
+        ({"completed_at": "2026-07-20T10:00:00Z", "agent_summary": {"complete": 0}}, False),
+        ({"completed_at": "2026-07-20T10:00:00Z", "effectiveness": {"completion_rate": "n/a"}}, True),
+        ({"completed_at": "2026-07-20T10:00:00Z", "effectiveness": {"completion_rate": None}}, False),
+        ({"completed_at": "", "agent_summary": {"complete": 1}}, False),
+        ({"completed_at": 0, "agent_summary": {"complete": 1}}, False),
+        ({"completed_at": [], "agent_summary": {"complete": 1}}, True),
+        ({"status": "running", "agent_summary": {"complete": 1}}, False),
+    ],
+)
+def test_eligibility(tmp_path: Path, record: dict[str, Any], scored: bool) -> None:
+    write_jsonl(tmp_path / "sessions.jsonl", [{"session_id": "s", **record}])
+    assert bool(score_sessions(tmp_path)) is scored
+
+
+def test_the_last_line_of_an_id_is_authoritative(tmp_path: Path) -> None:
+    sessions = [session("s", effectiveness={"completion_rate": 1.0}), session("s", effectiveness={"completion_rate": 0.1})]
+    assert statuses(tmp_path, sessions, [])["s"]["plan-fidelity"] == "fail"
+    sessions = [session("s"), session("s", status="abandoned")]
+    assert statuses(tmp_path, sessions, []) == {}
+
+
+def test_latest_cascade_scans_all_lines_newest_first(tmp_path: Path) -> None:
+    write_jsonl(
+        tmp_path / "sessions.jsonl",
+        [
+            session("old"),
+            session("mid", status=None, completed_at="2026-07-20T10:00:00Z", agent_summary={"complete": 1}),
+            session("new", status="abandoned"),
+            {"session_id": "running", "started_at": "2026-07-21T09:00:00Z"},
+        ],
+    )
+    result = evaluate(tmp_path / "sessions.jsonl", None, Selection(latest=True))
+    assert [entry.session_id for entry in result.scored] == ["mid"]
+    write_jsonl(tmp_path / "sessions.jsonl", [session("a"), session("b"), session("b", status="abandoned")])
+    result = evaluate(tmp_path / "sessions.jsonl", None, Selection(latest=True))
+    assert [(entry.session_id, entry.line) for entry in result.scored] == [("b", 2)]
+    write_jsonl(tmp_path / "sessions.jsonl", [session("a", status="abandoned")])
+    with pytest.raises(NoEligibleSession, match="no eligible session"):
+        evaluate(tmp_path / "sessions.jsonl", None, Selection(latest=True))
+
+
+def test_bad_lines_are_reported_and_the_rest_is_scored(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "sessions.jsonl", ["{not json", "[1, 2]", "", session("s"), '"text"'])
+    write_jsonl(tmp_path / "events.jsonl", ['{"event":"orchestrator.quality_gate.passed", "timestamp": ', gate("2026-07-20T09:10:00Z")])
+    result = evaluate(tmp_path / "sessions.jsonl", tmp_path / "events.jsonl")
+    assert [entry.session_id for entry in result.scored] == ["s"]
+    where = [(Path(problem.path).name, problem.line) for problem in result.problems]
+    assert where == [("sessions.jsonl", 1), ("sessions.jsonl", 2), ("sessions.jsonl", 5), ("events.jsonl", 1)]
+    assert "not a JSON object (found an array)" in result.problems[1].message
+
+
+def test_peer_names_are_capped_but_the_verdict_is_exact(tmp_path: Path) -> None:
+    sessions = [session(f"p{i}", "2026-07-20T09:00:00Z", "2026-07-20T12:00:00Z") for i in range(30)]
+    (result, *_) = score_sessions_dir(tmp_path, sessions)
+    assert result.peers.more and result.peers.count == 10
+    assert result.dimension("gate-health").status == "cannot-determine"
+
+
+def score_sessions_dir(tmp_path: Path, sessions: list[Any]) -> list[Any]:
+    write_jsonl(tmp_path / "sessions.jsonl", sessions)
+    return score_sessions(tmp_path)
