@@ -250,7 +250,7 @@ def test_bad_lines_warn_with_file_and_line_and_the_rest_is_scored(pytester: pyte
             "*SessionEvalInputWarning: metrics/sessions.jsonl:3: not a JSON object (found an array)*",
             "*SessionEvalInputWarning: metrics/events.jsonl:1: not valid JSON*",
             "*sessions.jsonl::line-4?no-session-id? FAILED*",
-            "*sessions.jsonl:4: record has no usable session_id (session_id is not a string (found [\"x\"]))*",
+            "*sessions.jsonl:4: record has no usable session_id (session_id is not a string (found ?\"x\"?))*",
         ]
     )
 
