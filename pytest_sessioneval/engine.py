@@ -89,10 +89,11 @@ Entry = Union[SessionEvaluation, SkippedSession, UnidentifiedRecord]
 
 @dataclass(frozen=True, slots=True)
 class Selection:
-    """Which sessions to score. ``None``/``False`` everywhere means all of them."""
+    """Which sessions to score. ``None``/``False`` everywhere means every eligible one."""
 
     session_ids: frozenset[str] | None = None
     latest: bool = False
+    explicit: bool = False  # score the named sessions whatever their eligibility (re-verification)
     since_ms: int | None = None
     until_ms: int | None = None
 
@@ -187,7 +188,7 @@ def evaluate(
                 UnidentifiedRecord(entry.line, session_id_problem(entry.record))
             )
             continue
-        reason = None if selection.latest else eligibility(entry.record)
+        reason = None if selection.latest or selection.explicit else eligibility(entry.record)
         if reason is not None:
             result.entries.append(SkippedSession(sid, entry.line, reason))
             continue

@@ -11,6 +11,7 @@ import pytest
 from _pytest.pathlib import bestrelpath
 from _pytest._code.code import TerminalRepr
 
+from .jsonl import InputProblem
 from .engine import Evaluation, SessionEvaluation, SkippedSession, UnidentifiedRecord
 from .naming import escape_session_id
 from .outcomes import VerdictFailed, VerdictUndetermined, markers_for, raise_for
@@ -29,9 +30,9 @@ class SessionEvalInputWarning(pytest.PytestWarning):
     """A line of an input file was skipped (invalid JSON, not an object, ...)."""
 
 
-def warn_problems(evaluation: Evaluation, start: Path) -> None:
+def warn_problems(problems: list[InputProblem], start: Path) -> None:
     """Emit one warning per unusable input line, located at that file and line."""
-    for problem in evaluation.problems:
+    for problem in problems:
         where = bestrelpath(start, Path(problem.path))
         warnings.warn_explicit(
             SessionEvalInputWarning(f"{where}:{problem.line}: {problem.message}"),

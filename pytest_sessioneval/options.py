@@ -44,6 +44,20 @@ OPTIONS: tuple[Option, ...] = (
     Option("--session-eval-until", "session_eval_until",
            "score only sessions that started at or before this date (the whole day) or date-time",
            "string", "DATE"),
+    Option("--session-eval-journal", "session_eval_journal",
+           "append one session-eval record per scored session to this eval.jsonl journal",
+           "path", "PATH"),
+    Option("--session-eval-model-id", "session_eval_model_id",
+           "the model id recorded in journal records (ANTHROPIC_MODEL in the environment wins)",
+           "string", "ID"),
+    Option("--session-eval-model-source", "session_eval_model_source",
+           "how the model id is known: self-report (default), env or config", "string", "SOURCE"),
+    Option("--session-eval-handle", "session_eval_handle",
+           "a pseudonym recorded in journal records (default: none, the record is anonymized)",
+           "string", "HANDLE"),
+    Option("--session-eval-verify", "session_eval_verify",
+           "re-score every record of this journal from the current metrics (--session-eval) and "
+           "report any drift", "path", "JOURNAL"),
 )
 
 

@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import os
+import socket
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _pytest.pathlib import bestrelpath
 
 from . import options as opt
 from .engine import Evaluation, NoEligibleSession, Selection, evaluate, resolve_inputs
+from .engine import SessionEvaluation
+from .journal import JournalError, append_records, is_journal, read_journal
+from .journal_items import JournalFile, StoredJournal
 from .nodes import SessionsFile, _RecordItem, warn_problems
+from .record import MODEL_SOURCES, build_record, hostname_hash
+from .verification import PLUGIN_VERSION
 from .reporting import Tally
 from .rubric import Rubric
 from .rubric_v1 import RUBRIC_V1
@@ -100,9 +107,13 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.pluginmanager.hasplugin("xdist"):
         config.addinivalue_line("markers", "xdist_group(name): group items on one pytest-xdist worker")
     paths = _option(config, "--session-eval")
-    if not paths:
+    verify = _option(config, "--session-eval-verify")
+    if not paths and not verify:
         return
-    sources = _resolve_sources(config, paths)
+    if verify and not paths:
+        raise _usage("--session-eval-verify", "needs --session-eval to name the metrics to re-score")
+    journals = [p for p in paths if p.is_file() and is_journal(p)]
+    sources = _resolve_sources(config, [p for p in paths if p not in journals])
     selection = Selection(
         session_ids=frozenset(_option(config, "--session-eval-session")) or None,
         latest=_option(config, "--session-eval-latest"),
@@ -110,15 +121,52 @@ def pytest_configure(config: pytest.Config) -> None:
         until_ms=_date_bound("--session-eval-until", _option(config, "--session-eval-until"), True),
     )
     run = SessionEvalRun(sources, selection, _eval_timestamp(config))
+    run.report_journals = [Path(os.path.abspath(p)) for p in journals]
+    if verify:
+        run.verify_path = Path(os.path.abspath(_readable_file("--session-eval-verify", verify)))
+    journal = _option(config, "--session-eval-journal")
+    if journal is not None and not is_worker(config):
+        run.journal_path = _writable_journal(journal)
+        run.model = _record_model(config)
+        run.handle = _option(config, "--session-eval-handle")
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(run, "session-eval-run")
-    _add_collection_args(config, list(sources))
+    _add_collection_args(config, run.collected_paths())
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistTimestamp(config), "session-eval-xdist")
 
 
+def _writable_journal(path: Path) -> Path:
+    flag = "--session-eval-journal"
+    if path.exists() and not path.is_file():
+        raise _usage(flag, f"{path}: not a file")
+    if not path.parent.is_dir():
+        raise _usage(flag, f"{path}: directory {path.parent} does not exist")
+    if not os.access(path if path.exists() else path.parent, os.W_OK):
+        raise _usage(flag, f"{path}: not writable")
+    return Path(os.path.abspath(path))
+
+
+def _record_model(config: pytest.Config) -> dict[str, str]:
+    """The record's model: ANTHROPIC_MODEL (source env) wins over the options."""
+    source = _option(config, "--session-eval-model-source") or "self-report"
+    if source not in MODEL_SOURCES:
+        raise _usage("--session-eval-model-source", f"{source!r} is not one of {', '.join(MODEL_SOURCES)}")
+    from_env = os.environ.get("ANTHROPIC_MODEL", "").strip()
+    if from_env:
+        return {"id": from_env, "source": "env"}
+    model_id = (_option(config, "--session-eval-model-id") or "").strip()
+    if not model_id:
+        raise _usage(
+            "--session-eval-journal",
+            "records need the model that ran the sessions: give --session-eval-model-id "
+            "(or the ini key session_eval_model_id, or ANTHROPIC_MODEL in the environment)",
+        )
+    return {"id": model_id, "source": source}
+
+
 def _add_collection_args(config: pytest.Config, files: list[Path]) -> None:
-    """Collect only the sessions files when no test path was given, else both."""
+    """Collect only our files when no test path was given, else both."""
     targets = [str(path) for path in files]
     if not config.option.file_or_dir:
         config.args[:] = targets
@@ -145,20 +193,39 @@ class SessionEvalRun:
         self.selection = selection
         self.timestamp = timestamp
         self.rubric: Rubric = RUBRIC_V1
+        self.rubrics: dict[str, Rubric] = {RUBRIC_V1.version: RUBRIC_V1}
         self.evaluations: dict[Path, Evaluation] = {}
+        self.report_journals: list[Path] = []
+        self.verify_path: Path | None = None
+        self.journals: dict[Path, StoredJournal] = {}
+        self.journal_path: Path | None = None
+        self.model: dict[str, str] = {}
+        self.handle: str | None = None
+        self.journal_messages: list[str] = []
         self.tally = Tally()
 
+    def collected_paths(self) -> list[Path]:
+        """The files that become pytest collectors (re-verification collects only its journal)."""
+        if self.verify_path is not None:
+            return [self.verify_path]
+        return [*self.sources, *self.report_journals]
+
     def pytest_sessionstart(self, session: pytest.Session) -> None:
-        """Score every sessions file once, before collection; input errors are usage errors."""
-        for sessions, events in self.sources.items():
-            try:
+        """Read and score every input once, before collection; input errors are usage errors."""
+        try:
+            for path in self.report_journals:
+                journal = StoredJournal(path, [])
+                journal.records = read_journal(path, journal.problems)
+                self.journals[path] = journal
+            if self.verify_path is not None:
+                self._prepare_verification(self.verify_path)
+                return
+            for sessions, events in self.sources.items():
                 self.evaluations[sessions] = evaluate(sessions, events, self.selection, self.rubric)
-            except OSError as exc:
-                raise pytest.UsageError(
-                    f"--session-eval: cannot read {exc.filename or sessions}: {exc.strerror or exc}"
-                ) from None
-            except NoEligibleSession as exc:
-                raise _usage("--session-eval-latest", str(exc)) from None
+        except OSError as exc:
+            raise pytest.UsageError(f"--session-eval: cannot read {exc.filename}: {exc.strerror or exc}") from None
+        except NoEligibleSession as exc:
+            raise _usage("--session-eval-latest", str(exc)) from None
         wanted = self.selection.session_ids
         if wanted:
             known = frozenset().union(*(e.session_ids for e in self.evaluations.values()))
@@ -170,20 +237,78 @@ class SessionEvalRun:
                     f"(not in {', '.join(str(p) for p in self.evaluations)})",
                 )
 
+    def _prepare_verification(self, path: Path) -> None:
+        journal = StoredJournal(path, [], verify=True, rubrics=self.rubrics)
+        journal.records = read_journal(path, journal.problems)
+        wanted = frozenset(
+            record["session_id"] for _, record in journal.records if isinstance(record.get("session_id"), str)
+        )
+        for sessions, events in self.sources.items():
+            evaluation = evaluate(sessions, events, Selection(session_ids=wanted, explicit=True), self.rubric)
+            self.evaluations[sessions] = evaluation
+            for entry in evaluation.scored:
+                journal.fresh.setdefault(entry.session_id, entry)
+        self.journals[path] = journal
+
     def pytest_collection(self, session: pytest.Session) -> None:
         # Warned once, by the process that reports; xdist workers stay silent.
         if not is_worker(session.config):
+            start = session.config.invocation_params.dir
             for evaluation in self.evaluations.values():
-                warn_problems(evaluation, session.config.invocation_params.dir)
+                warn_problems(evaluation.problems, start)
+            for journal in self.journals.values():
+                warn_problems(journal.problems, start)
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-        evaluation = self.evaluations.get(Path(os.path.abspath(file_path)))
-        if evaluation is None:
-            return None
-        return SessionsFile.from_parent(parent, path=file_path, evaluation=evaluation)
+        path = Path(os.path.abspath(file_path))
+        if path in self.journals and (self.verify_path is None or path == self.verify_path):
+            return JournalFile.from_parent(parent, path=file_path, journal=self.journals[path])
+        if self.verify_path is None and path in self.evaluations:
+            return SessionsFile.from_parent(parent, path=file_path, evaluation=self.evaluations[path])
+        return None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.tally.add(report)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """Append the records of the sessions that ran: once, by the controller."""
+        if self.journal_path is None or is_worker(session.config):
+            return
+        records = [
+            self._record(entry)
+            for evaluation in self.evaluations.values()
+            for entry in evaluation.scored
+            if entry.session_id in self.tally.sessions
+        ]
+        try:
+            outcome = append_records(self.journal_path, records)
+        except JournalError as exc:
+            self.journal_messages.append(f"ERROR: {exc}")
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+            return
+        self.journal_messages.append(
+            f"journal {bestrelpath(session.config.invocation_params.dir, self.journal_path)}: "
+            f"{len(outcome.written)} record(s) appended, {len(outcome.unchanged)} already present"
+        )
+        if outcome.refused:
+            self.journal_messages.extend(f"REFUSED {reason}" for reason in outcome.refused)
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _record(self, entry: SessionEvaluation) -> dict[str, Any]:
+        platform = entry.record.get("platform")
+        return build_record(
+            session_id=entry.session_id,
+            dimensions=entry.dimensions,
+            kpis=entry.kpis,
+            rubric=self.rubric,
+            timestamp=self.timestamp,
+            model=self.model,
+            plugin_version=PLUGIN_VERSION,
+            platform=platform if isinstance(platform, str) and platform.strip() else "unknown",
+            host_class=entry.host_class,
+            hostname_hash=hostname_hash(socket.gethostname()),
+            handle=self.handle,
+        )
 
     def pytest_terminal_summary(self, terminalreporter: Any, config: pytest.Config) -> None:
         if is_worker(config):
@@ -191,6 +316,8 @@ class SessionEvalRun:
         terminalreporter.write_sep("=", "session evaluation")
         for line in self.tally.lines(self.rubric.dimension_ids, self.rubric.version):
             terminalreporter.write_line(line)
+        for message in self.journal_messages:
+            terminalreporter.write_line(message, red=message.startswith(("ERROR", "REFUSED")))
 
 
 @pytest.hookimpl(optionalhook=True)

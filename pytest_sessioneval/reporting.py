@@ -25,12 +25,16 @@ class Tally:
     sessions: set[str] = field(default_factory=set)
     not_scored: set[str] = field(default_factory=set)
     unidentified: int = 0
+    verification: Counter[str] = field(default_factory=Counter)
 
     def add(self, report: pytest.TestReport) -> None:
-        """Count one item, from its teardown report (every item has exactly one)."""
-        if report.when != "teardown" or not report.user_properties:
+        """Count one item, from the report that decides its outcome."""
+        if not report.user_properties or not _decisive(report):
             return
         props: dict[str, Any] = dict(report.user_properties)
+        if props.get("verification"):
+            self.verification[report.outcome] += 1
+            return
         if "dimension" in props and "status" in props:
             self.counts[props["dimension"]][props["status"]] += 1
             self.sessions.add(props["session_id"])
@@ -39,12 +43,26 @@ class Tally:
         elif "reason" in props and props.get("session_id") is None:
             self.unidentified += 1
 
+    def verification_line(self) -> str | None:
+        if not self.verification:
+            return None
+        return (
+            f"re-verification: {self.verification['passed']} stored verdict(s) reproduced, "
+            f"{self.verification['failed']} not reproduced, "
+            f"{self.verification['skipped']} not re-verifiable (judge)"
+        )
+
     def lines(self, dimension_order: tuple[str, ...], rubric: str) -> list[str]:
         order = [*dimension_order, *sorted(set(self.counts) - set(dimension_order))]
         order = [dimension for dimension in order if dimension in self.counts]
         width = max([len("dimension"), *map(len, order)])
         header = f"{'dimension':<{width}}  " + "  ".join(f"{status:>{len(status)}}" for status in STATUSES)
+        verification = self.verification_line()
+        if verification and not self.counts:
+            return [verification]
         lines = [f"{rubric}: {len(self.sessions)} session(s) scored"]
+        if verification:
+            lines.insert(0, verification)
         if self.not_scored:
             lines[0] += f", {len(self.not_scored)} not scored (abandoned or unfinished)"
         if self.unidentified:
@@ -57,3 +75,8 @@ class Tally:
                 lines.append(f"{dimension:<{width}}  {cells}")
         lines.append("Each dimension stands alone: there is no global score (aiat-llm-eval/1.0).")
         return lines
+
+
+def _decisive(report: pytest.TestReport) -> bool:
+    """The call report, or the setup report of an item skipped (or failed) before its call."""
+    return report.when == "call" or (report.when == "setup" and not report.passed)

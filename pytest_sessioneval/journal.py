@@ -1,0 +1,130 @@
+"""The eval journal: an append-only ``eval.jsonl`` of session-eval records.
+
+Appends are whole lines written with one ``write`` on an ``O_APPEND`` descriptor
+under an exclusive ``flock``, then fsynced: concurrent writers cannot interleave
+and a reader never sees half a record of a finished append. If an earlier crash
+left a torn last line, the next append starts on a fresh line, so the damage
+stays on that one line (reported as a bad line when read) and never spreads.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .jsonl import InputProblem, iter_objects
+from .record import InvalidRecord, validate_record
+
+__all__ = ["AppendOutcome", "JournalError", "append_records", "is_journal", "read_journal"]
+
+
+class JournalError(Exception):
+    """The journal cannot be read or written."""
+
+
+@dataclass
+class AppendOutcome:
+    """What an append did: records written, records already present, records refused and why."""
+
+    written: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+
+
+def read_journal(path: Path, problems: list[InputProblem]) -> list[tuple[int, dict[str, Any]]]:
+    """``(line, record)`` for every JSON object line; other lines go to ``problems``."""
+    return list(iter_objects(path, problems))
+
+
+def is_journal(path: Path) -> bool:
+    """A file is a journal when its first JSON object carries ``record_kind``."""
+    try:
+        first = next(iter_objects(path, []), None)
+    except OSError:
+        return False
+    return first is not None and "record_kind" in first[1]
+
+
+def _canonical(record: dict[str, Any]) -> bytes:
+    return orjson.dumps(record, option=orjson.OPT_SORT_KEYS)
+
+
+def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutcome:
+    """Append records that are new; keep identical ones once; refuse conflicts.
+
+    Refused: an invalid record; a different record under a ``run_id`` already in
+    the journal; a record whose ``rubric_version`` is bound in the journal to a
+    different ``rubric_sha256`` (the rubric text was edited in place).
+    Raises ``JournalError`` when the journal cannot be opened, read or written.
+    """
+    outcome = AppendOutcome()
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise JournalError(f"cannot open the journal {path}: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        by_run: dict[str, bytes] = {}
+        rubric_hash: dict[str, str] = {}
+        for _, stored in read_journal(path, []):
+            run = stored.get("run_id")
+            if isinstance(run, str):
+                by_run.setdefault(run, _canonical(stored))
+            version = stored.get("rubric_version")
+            provenance = stored.get("provenance")
+            digest = provenance.get("rubric_sha256") if isinstance(provenance, dict) else None
+            if isinstance(version, str) and isinstance(digest, str):
+                rubric_hash.setdefault(version, digest)
+        size = os.fstat(fd).st_size
+        chunks: list[bytes] = []
+        if size:
+            os.lseek(fd, size - 1, os.SEEK_SET)
+            if os.read(fd, 1) != b"\n":
+                chunks.append(b"\n")  # close a torn line left by a crashed writer
+        for record in records:
+            run = str(record.get("run_id"))
+            try:
+                validate_record(record)
+            except InvalidRecord as exc:
+                outcome.refused.append(f"{run}: invalid record, not written: {exc}")
+                continue
+            canonical = _canonical(record)
+            if run in by_run:
+                if by_run[run] == canonical:
+                    outcome.unchanged.append(run)
+                else:
+                    outcome.refused.append(
+                        f"{run}: the journal already holds a different record under this run_id; "
+                        "records are append-only and never replaced (use another "
+                        "--session-eval-timestamp for a new evaluation)"
+                    )
+                continue
+            version, digest = record["rubric_version"], record["provenance"]["rubric_sha256"]
+            bound = rubric_hash.get(version)
+            if bound is not None and bound != digest:
+                outcome.refused.append(
+                    f"{run}: the journal binds {version} to rubric_sha256 {bound}, but this record "
+                    f"was scored against {digest}: the rubric was edited in place. A pre-registered "
+                    "rubric never changes; mint a new rubric version for the new text"
+                )
+                continue
+            rubric_hash.setdefault(version, digest)
+            by_run[run] = canonical
+            chunks.append(orjson.dumps(record) + b"\n")
+            outcome.written.append(run)
+        if outcome.written:
+            data = b"".join(chunks)
+            if os.write(fd, data) != len(data):
+                raise JournalError(f"short write to the journal {path}")
+            os.fsync(fd)
+    except OSError as exc:
+        raise JournalError(f"cannot write the journal {path}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    return outcome

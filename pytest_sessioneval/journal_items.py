@@ -1,0 +1,234 @@
+"""pytest nodes for eval journals: stored records reported as-is, or re-verified."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _pytest._code.code import TerminalRepr
+
+from .engine import SessionEvaluation
+from .jsonl import InputProblem
+from .naming import escape_session_id
+from .nodes import _RecordItem
+from .outcomes import VerdictFailed, VerdictUndetermined, markers_for, raise_for
+from .record import InvalidRecord, validate_record
+from .rubric import CANNOT_DETERMINE, FAIL, JUDGE, NOT_APPLICABLE, Rubric
+from .verification import diff_dimension, render_drift, written_here
+
+__all__ = ["JournalFile", "StoredJournal"]
+
+ADVISORY = "advisory, uncalibrated"
+
+
+@dataclass
+class StoredJournal:
+    """A journal's records, read once, and (for re-verification) the fresh evaluations."""
+
+    path: Path
+    records: list[tuple[int, dict[str, Any]]]
+    problems: list[InputProblem] = field(default_factory=list)
+    verify: bool = False
+    fresh: dict[str, SessionEvaluation] = field(default_factory=dict)
+    rubrics: dict[str, Rubric] = field(default_factory=dict)
+
+
+class JournalFile(pytest.File):
+    """An ``eval.jsonl``: one item per stored dimension of every record."""
+
+    def __init__(self, *, journal: StoredJournal, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.journal = journal
+
+    def _child(self, kind: type[_RecordItem], name: str, **kwargs: Any) -> _RecordItem:
+        return kind.from_parent(self, name=name, nodeid=f"{self.nodeid}::{name}", **kwargs)
+
+    def collect(self) -> Iterator[_RecordItem]:
+        for line, record in self.journal.records:
+            try:
+                validate_record(record)
+            except InvalidRecord as exc:
+                yield self._child(InvalidRecordItem, f"line-{line}[invalid-record]", line=line, error=exc)
+                continue
+            base = escape_session_id(record["run_id"])
+            if self.journal.verify:
+                yield from self._verification_items(line, record, base)
+                continue
+            for dimension in record["dimensions"]:
+                yield self._child(
+                    StoredDimensionItem, f"{base}[{dimension['id']}]", line=line, record=record, dimension=dimension
+                )
+
+    def _verification_items(self, line: int, record: dict[str, Any], base: str) -> Iterator[_RecordItem]:
+        rubric = self.journal.rubrics.get(record["rubric_version"])
+        fresh = self.journal.fresh.get(record["session_id"])
+        problem = None
+        if rubric is None:
+            problem = (
+                f"the record was scored with {record['rubric_version']!r}, which is not registered "
+                f"here (known: {', '.join(sorted(self.journal.rubrics))}); it cannot be re-scored"
+            )
+        elif record["provenance"]["rubric_sha256"] != rubric.sha256:
+            problem = (
+                f"the stored rubric_sha256 {record['provenance']['rubric_sha256']} differs from the "
+                f"current {rubric.version} text ({rubric.sha256}): the record was scored against "
+                "another text, so its verdicts cannot be re-verified against this one"
+            )
+        elif fresh is None:
+            problem = (
+                f"session {record['session_id']!r} is not in the current metrics "
+                "(--session-eval); nothing to re-score"
+            )
+        stored_ids = []
+        for dimension in record["dimensions"]:
+            stored_ids.append(dimension["id"])
+            yield self._child(
+                VerifiedDimensionItem,
+                f"{base}[{dimension['id']}]",
+                line=line,
+                record=record,
+                dimension=dimension,
+                fresh=fresh,
+                problem=problem,
+            )
+        if problem is None and fresh is not None:
+            for verdict in fresh.dimensions:
+                if verdict.id not in stored_ids:
+                    yield self._child(
+                        VerifiedDimensionItem,
+                        f"{base}[{verdict.id}]",
+                        line=line,
+                        record=record,
+                        dimension={"id": verdict.id, "method": verdict.method},
+                        fresh=fresh,
+                        problem=f"{verdict.id} is scored now ({verdict.status}) but missing from the stored record",
+                    )
+
+
+class _StoredItem(_RecordItem):
+    def __init__(self, *, line: int, record: dict[str, Any], dimension: dict[str, Any], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.line = line
+        self.record = record
+        self.dimension = dimension
+        self.add_marker(pytest.mark.judge if dimension.get("method") == JUDGE else pytest.mark.deterministic)
+        self.user_properties.extend(
+            [
+                ("run_id", record["run_id"]),
+                ("session_id", record["session_id"]),
+                ("dimension", dimension["id"]),
+                ("method", dimension.get("method")),
+                ("status", dimension.get("status")),
+                ("score", dimension.get("score")),
+                ("line", line),
+                ("rubric_version", record["rubric_version"]),
+                ("rubric_sha256", record["provenance"]["rubric_sha256"]),
+            ]
+        )
+
+    def metadata(self) -> dict[str, Any]:
+        return {
+            "run_id": self.record["run_id"],
+            "session_id": self.record["session_id"],
+            "dimension": self.dimension["id"],
+            "method": self.dimension.get("method"),
+            "status": self.dimension.get("status"),
+            "score": self.dimension.get("score"),
+            "evidence": self.dimension.get("evidence"),
+            "line": self.line,
+        }
+
+    def _headline(self) -> str:
+        return f"{self.where}: run {self.record['run_id']!r}, {self.dimension['id']}"
+
+
+class StoredDimensionItem(_StoredItem):
+    """A stored verdict reported as it is; judge verdicts are advisory and never fail."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        status, evidence = self.dimension["status"], self.dimension["evidence"]
+        if self.dimension["method"] == JUDGE:
+            if status == NOT_APPLICABLE:
+                self.add_marker(pytest.mark.skip(reason=f"not-applicable ({ADVISORY}): {evidence}"))
+            elif status in (FAIL, CANNOT_DETERMINE):
+                self.add_marker(pytest.mark.xfail(reason=f"{status} ({ADVISORY}): {evidence}", run=False))
+        else:
+            for marker in markers_for(status, evidence):
+                self.add_marker(marker)
+
+    def runtest(self) -> None:
+        if self.dimension["method"] != JUDGE:
+            raise_for(self.dimension["status"], self.dimension["evidence"])
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
+        if isinstance(excinfo.value, (VerdictFailed, VerdictUndetermined)):
+            return f"{self._headline()}: {self.dimension['status']} (stored)\n{self.dimension['evidence']}"
+        return super().repr_failure(excinfo, style)
+
+
+class DriftDetected(Exception):
+    """A fresh scoring does not reproduce the stored verdict."""
+
+
+class VerifiedDimensionItem(_StoredItem):
+    """Passes when a fresh scoring of the current metrics reproduces the stored verdict."""
+
+    def __init__(self, *, fresh: SessionEvaluation | None, problem: str | None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.fresh = fresh
+        self.problem = problem
+        self.user_properties.append(("verification", True))
+        if self.dimension.get("method") == JUDGE:
+            self.add_marker(
+                pytest.mark.skip(reason="judge dimension: advisory and not re-verifiable, only deterministic ones are")
+            )
+
+    def runtest(self) -> None:
+        if self.problem is not None:
+            raise DriftDetected(self.problem)
+        assert self.fresh is not None
+        verdicts = {verdict.id: verdict for verdict in self.fresh.dimensions}
+        verdict = verdicts.get(self.dimension["id"])
+        if verdict is None:
+            raise DriftDetected(f"{self.dimension['id']} is stored but the rubric scores no such dimension")
+        drifts = diff_dimension(self.dimension, verdict, compare_evidence=written_here(self.record))
+        if drifts:
+            raise DriftDetected(
+                f"fresh scoring of the current metrics differs from the stored verdict "
+                f"(sessions line {self.fresh.line}):\n{render_drift(drifts)}"
+            )
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
+        if isinstance(excinfo.value, DriftDetected):
+            return f"{self._headline()}: not reproduced\n{excinfo.value}"
+        return super().repr_failure(excinfo, style)
+
+
+class InvalidRecordError(Exception):
+    """A stored record breaks the schema."""
+
+
+class InvalidRecordItem(_RecordItem):
+    """A journal line whose record is invalid: a failed item that names the fields."""
+
+    def __init__(self, *, line: int, error: InvalidRecord, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.line = line
+        self.error = error
+        self.user_properties.extend([("line", line), ("invalid", str(error))])
+
+    def metadata(self) -> dict[str, Any]:
+        return {"line": self.line, "invalid": [{"field": f, "message": m} for f, m in self.error.problems]}
+
+    def runtest(self) -> None:
+        raise InvalidRecordError(str(self.error))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
+        if isinstance(excinfo.value, InvalidRecordError):
+            fields = "\n".join(f"  {f}: {m}" for f, m in self.error.problems)
+            return f"{self.where}: invalid session-eval record\n{fields}"
+        return super().repr_failure(excinfo, style)

@@ -1,0 +1,134 @@
+"""Checking a record's fields one by one against its pydantic model.
+
+A whole-record validation says *that* a record is wrong; a dataset maintainer
+needs to know *which* field breaks *which* rule, and the cross-field rules need
+every field that is valid even when another is not. So each field is validated
+on its own, with the type and constraints its model declares (the model stays
+the one source of truth), and each field's rule is the model field's
+``description``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+
+__all__ = ["FieldCheck", "FieldProblem", "check_fields", "field_rules", "show_value"]
+
+_FOUND_WIDTH = 60
+
+
+@dataclass(frozen=True, slots=True)
+class FieldProblem:
+    """One field that breaks its rule; ``message`` is a clause that starts with "field"."""
+
+    field: str
+    kind: Literal["missing", "extra", "invalid"]
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class FieldCheck:
+    """The fields of one record: the valid ones validated, the others as problems."""
+
+    values: dict[str, Any]
+    problems: tuple[FieldProblem, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def valid(self, *names: str) -> bool:
+        """True if every named field is present and valid."""
+        return all(name in self.values for name in names)
+
+    def invalid(self, *names: str) -> list[str]:
+        """The named fields that are missing or invalid, in the order given."""
+        return [name for name in names if name not in self.values]
+
+
+def show_value(value: Any) -> str:
+    """A value as JSON, shortened for a one-line message."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= _FOUND_WIDTH else text[: _FOUND_WIDTH - 3] + "..."
+
+
+@cache
+def _adapters(model: type[BaseModel]) -> dict[str, TypeAdapter[Any]]:
+    adapters: dict[str, TypeAdapter[Any]] = {}
+    for name, info in model.model_fields.items():
+        annotation: Any = info.annotation
+        if info.metadata:
+            annotation = Annotated[(annotation, *info.metadata)]
+        if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel):
+            adapters[name] = TypeAdapter(annotation)  # a model carries its own config
+        else:
+            strict = bool(model.model_config.get("strict"))
+            adapters[name] = TypeAdapter(annotation, config=ConfigDict(strict=strict))
+    return adapters
+
+
+def field_rules(model: type[BaseModel]) -> dict[str, str]:
+    """Each field's rule in words (its ``description``), in declaration order."""
+    return {name: info.description or "" for name, info in model.model_fields.items()}
+
+
+def _path(name: str, loc: tuple[str | int, ...]) -> str:
+    return name + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc)
+
+
+def _reason(message: str) -> str:
+    """pydantic's message as the end of a sentence about a field."""
+    if message.startswith("Value error, "):
+        return message[len("Value error, "):]
+    first, _, rest = message.partition(" ")
+    if first in {"Input", "String", "List", "Dictionary", "Object"} and rest.startswith("should"):
+        return "it " + rest.replace(" after validation", "")
+    return message[:1].lower() + message[1:]
+
+
+def check_fields(model: type[BaseModel], raw: Mapping[str, Any]) -> FieldCheck:
+    """Validate ``raw`` field by field against ``model``; never raises for bad data."""
+    rules = field_rules(model)
+    values: dict[str, Any] = {}
+    problems: list[FieldProblem] = []
+    for name, adapter in _adapters(model).items():
+        info = model.model_fields[name]
+        if name not in raw:
+            if info.is_required():
+                problems.append(FieldProblem(name, "missing", f"field {name} is missing (rule: {rules[name]})"))
+            continue
+        try:
+            values[name] = adapter.validate_python(raw[name])
+        except ValidationError as exc:
+            for error in exc.errors(include_url=False):
+                loc = tuple(error["loc"])
+                problems.append(
+                    FieldProblem(
+                        name,
+                        "invalid",
+                        f"field {_path(name, loc)} is {show_value(error['input'])}, "
+                        f"but {_reason(error['msg'])} (rule: {rules[name]})",
+                    )
+                )
+    if model.model_config.get("extra") != "forbid":
+        return FieldCheck(values, tuple(problems))
+    allowed = ", ".join(rules)
+    for name in raw:
+        if name not in rules:
+            problems.append(
+                FieldProblem(
+                    name,
+                    "extra",
+                    f"field {name!r} is not part of the format, remove it (the fields are: {allowed})",
+                )
+            )
+    return FieldCheck(values, tuple(problems))

@@ -1,0 +1,250 @@
+"""Dataset manifests: what a dataset owner declares about a whole data file.
+
+A manifest is a small JSON file beside the data (``prompts.manifest.json``
+beside ``prompts.jsonl``). It declares the minimum number of records, the ids
+that must be present and quotas: counts per label, per locale and per label
+and locale, grouped by record fields the manifest names. Nothing here is
+specific to one project; every number comes from the manifest.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Final, Union
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, model_validator
+
+from .envelope import FIELDS as SCENARIO_FIELDS
+from .envelope import Text, no_repeats
+
+__all__ = [
+    "CountRange",
+    "DatasetFinding",
+    "DatasetManifest",
+    "EnvelopeManifest",
+    "GoldenManifest",
+    "Quota",
+    "Quotas",
+    "check_dataset",
+    "describe_quota",
+    "quota_admits",
+]
+
+Count = Annotated[StrictInt, Field(ge=0)]
+
+
+class CountRange(BaseModel):
+    """A count between bounds: ``{"min": n}``, ``{"max": n}`` or both."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+    min: Count | None = None
+    max: Count | None = None
+
+    @model_validator(mode="after")
+    def _bounded(self) -> CountRange:
+        if self.min is None and self.max is None:
+            raise ValueError('a count range needs "min", "max" or both')
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min {self.min} is greater than max {self.max}")
+        return self
+
+
+#: A quota: an exact count, or a :class:`CountRange`.
+Quota = Union[Count, CountRange]
+
+
+def quota_admits(quota: Quota, count: int) -> bool:
+    """True if ``count`` meets the quota."""
+    if isinstance(quota, int):
+        return count == quota
+    return (quota.min is None or count >= quota.min) and (quota.max is None or count <= quota.max)
+
+
+def describe_quota(quota: Quota) -> str:
+    """The quota in words: "exactly 10", "at least 2", "between 2 and 4"."""
+    if isinstance(quota, int):
+        return f"exactly {quota}"
+    if quota.max is None:
+        return f"at least {quota.min}"
+    if quota.min is None:
+        return f"at most {quota.max}"
+    return f"between {quota.min} and {quota.max}"
+
+
+class Quotas(BaseModel):
+    """Counts per label, per locale and per label and locale, over two record fields."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+    label_field: Text | None = Field(default=None, description="the record field that holds the label")
+    locale_field: Text | None = Field(default=None, description="the record field that holds the locale")
+    per_label: dict[str, Quota] = Field(default_factory=dict, description="label -> quota")
+    per_locale: dict[str, Quota] = Field(default_factory=dict, description="locale -> quota")
+    per_label_locale: dict[str, dict[str, Quota]] = Field(
+        default_factory=dict, description="label -> locale -> quota"
+    )
+
+    @model_validator(mode="after")
+    def _fields_declared(self) -> Quotas:
+        if (self.per_label or self.per_label_locale) and self.label_field is None:
+            raise ValueError("per_label and per_label_locale quotas need label_field (the field to group by)")
+        if (self.per_locale or self.per_label_locale) and self.locale_field is None:
+            raise ValueError("per_locale and per_label_locale quotas need locale_field (the field to group by)")
+        return self
+
+
+class DatasetManifest(BaseModel):
+    """What every manifest may declare."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+    description: str | None = Field(default=None, description="free text for the maintainers")
+    min_records: Count | None = Field(default=None, description="the fewest records the file may hold")
+    required_ids: Annotated[list[Text], AfterValidator(no_repeats)] = Field(
+        default_factory=list, description="ids that must be present"
+    )
+    quotas: Quotas | None = Field(default=None, description="counts per label, per locale, per label and locale")
+
+
+class EnvelopeManifest(DatasetManifest):
+    """The manifest of an envelope set (``prompts.manifest.json``)."""
+
+    golden_set: Text | None = Field(
+        default=None, description="a golden set (JSON list of cases), relative to the manifest's directory"
+    )
+
+    @model_validator(mode="after")
+    def _record_fields(self) -> EnvelopeManifest:
+        if self.quotas is not None:
+            for declared in (self.quotas.label_field, self.quotas.locale_field):
+                if declared is not None and declared not in SCENARIO_FIELDS:
+                    raise ValueError(
+                        f"quotas group by {declared!r}, which is not a field of a scenario record "
+                        f"(the fields are: {', '.join(SCENARIO_FIELDS)})"
+                    )
+        return self
+
+
+class GoldenManifest(DatasetManifest):
+    """The manifest of a golden set (``golden.manifest.json`` beside ``golden.json``)."""
+
+    rationale_required_for: list[Text] = Field(
+        default_factory=lambda: ["negative"], description="groups whose cases need a rationale"
+    )
+
+
+DEFAULT_GOLDEN_MANIFEST: Final = GoldenManifest()
+
+
+@dataclass(frozen=True, slots=True)
+class DatasetFinding:
+    """The result of one dataset-level check.
+
+    ``check`` is the item's check name; ``key`` is where the manifest declares
+    the rule, so a report can point at its line.
+    """
+
+    check: str
+    held: bool
+    message: str
+    key: tuple[str, ...]
+
+
+def _grouped(records: Sequence[Mapping[str, Any]], *names: str) -> Counter[tuple[str, ...]]:
+    counts: Counter[tuple[str, ...]] = Counter()
+    for record in records:
+        values = tuple(record.get(name) for name in names)
+        if all(isinstance(value, str) for value in values):
+            counts[values] += 1  # type: ignore[index]
+    return counts
+
+
+def check_dataset(
+    manifest: DatasetManifest,
+    records: Sequence[Mapping[str, Any]],
+    *,
+    data: str,
+    manifest_name: str,
+    noun: str = "records",
+) -> list[DatasetFinding]:
+    """Every dataset-level rule the manifest declares, checked against ``records``.
+
+    ``records`` are the JSON objects of the file (lines that are not objects
+    are not records); ``data`` and ``manifest_name`` name the files in messages.
+    """
+    findings: list[DatasetFinding] = []
+    if manifest.min_records is not None:
+        count, least = len(records), manifest.min_records
+        findings.append(
+            DatasetFinding(
+                "min-records",
+                count >= least,
+                f"{data} holds {count} {noun}, fewer than the {least} that min_records in {manifest_name} "
+                f"requires; add {noun} or lower min_records"
+                if count < least
+                else f"{data} holds {count} {noun}, at least min_records {least}",
+                ("min_records",),
+            )
+        )
+    if manifest.required_ids:
+        present = {record["id"] for record in records if isinstance(record.get("id"), str)}
+        missing = [wanted for wanted in manifest.required_ids if wanted not in present]
+        findings.append(
+            DatasetFinding(
+                "required-ids",
+                not missing,
+                f"{data} lacks {len(missing)} of the {len(manifest.required_ids)} required id(s): "
+                f"{', '.join(map(repr, missing))}; add them, or remove them from required_ids in {manifest_name}"
+                if missing
+                else f"all {len(manifest.required_ids)} required ids are present",
+                ("required_ids",),
+            )
+        )
+    quotas = manifest.quotas
+    if quotas is None:
+        return findings
+
+    def finding(check: str, key: tuple[str, ...], quota: Quota, count: int, what: str) -> DatasetFinding:
+        held = quota_admits(quota, count)
+        wanted = describe_quota(quota)
+        return DatasetFinding(
+            check,
+            held,
+            f"{data} has {count} {noun} with {what}, but {manifest_name} requires {wanted} "
+            f"(quotas.{'.'.join(key[1:])}); add or relabel {noun}, or change the quota"
+            if not held
+            else f"{data} has {count} {noun} with {what} ({wanted})",
+            key,
+        )
+
+    if quotas.per_label:
+        by_label = _grouped(records, quotas.label_field)  # type: ignore[arg-type]
+        for label, quota in quotas.per_label.items():
+            findings.append(
+                finding(f"quota:label={label}", ("quotas", "per_label", label), quota,
+                        by_label[(label,)], f"{quotas.label_field} {label!r}")
+            )
+    if quotas.per_locale:
+        by_locale = _grouped(records, quotas.locale_field)  # type: ignore[arg-type]
+        for locale, quota in quotas.per_locale.items():
+            findings.append(
+                finding(f"quota:locale={locale}", ("quotas", "per_locale", locale), quota,
+                        by_locale[(locale,)], f"{quotas.locale_field} {locale!r}")
+            )
+    if quotas.per_label_locale:
+        by_both = _grouped(records, quotas.label_field, quotas.locale_field)  # type: ignore[arg-type]
+        for label, locales in quotas.per_label_locale.items():
+            for locale, quota in locales.items():
+                findings.append(
+                    finding(
+                        f"quota:label={label},locale={locale}",
+                        ("quotas", "per_label_locale", label, locale),
+                        quota,
+                        by_both[(label, locale)],
+                        f"{quotas.label_field} {label!r} and {quotas.locale_field} {locale!r}",
+                    )
+                )
+    return findings

@@ -1,0 +1,325 @@
+"""The session-eval record of aiat-llm-eval/1.0 (schema_version 1): its one definition.
+
+The pydantic models below are where the record's rules live: required fields,
+types, the advisory firewall on judge dimensions, KPIs that are null rather than
+a guessed 0, and no global score. ``validate_record`` checks a record,
+``project_submission`` reduces it to the data-minimised submission form, and
+``build_record`` assembles one from a scored session.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from typing import Annotated, Any, Final, Literal, Union
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    model_validator,
+)
+
+from .rubric import DimensionVerdict, Rubric
+from .timestamps import parse_timestamp_ms
+
+__all__ = [
+    "FORBIDDEN_GLOBAL_SCORE_KEYS",
+    "MODEL_SOURCES",
+    "RECORD_KIND",
+    "STANDARD_VERSION",
+    "SUBMISSION_FIELDS",
+    "EvalRecord",
+    "InvalidRecord",
+    "build_record",
+    "hostname_hash",
+    "project_submission",
+    "run_id",
+    "validate_record",
+]
+
+SCHEMA_VERSION: Final = 1
+RECORD_KIND: Final = "session-eval"
+STANDARD_VERSION: Final = "aiat-llm-eval/1.0"
+MODEL_SOURCES: Final = ("self-report", "env", "config")
+FORBIDDEN_GLOBAL_SCORE_KEYS: Final = ("overall", "total", "mean", "global_score")
+KPI_FIELDS: Final = (
+    "duration_seconds",
+    "total_waves",
+    "total_agents",
+    "token_input",
+    "token_output",
+    "carryover",
+)
+SUBMISSION_FIELDS: Final[dict[str, tuple[str, ...]]] = {
+    "top": (
+        "schema_version",
+        "record_kind",
+        "run_id",
+        "standard_version",
+        "rubric_version",
+        "handle",
+        "anonymized",
+        "timestamp",
+    ),
+    "provenance": ("rubric_sha256", "engine_commit"),
+    "model": ("id", "source"),
+    "harness": ("plugin_version", "platform", "host_class", "hostname_hash"),
+    "kpis": KPI_FIELDS,
+    "dimensions": ("id", "method", "status", "score", "advisory", "calibration_status"),
+}
+
+
+def _non_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must be a non-empty string")
+    return value
+
+
+def _finite(value: float) -> float:
+    if not math.isfinite(value):
+        raise ValueError("must be a finite number")
+    return value
+
+
+def _non_negative(value: float) -> float:
+    if value < 0:
+        raise ValueError("must be non-negative (a missing value is null, never a guessed 0)")
+    return value
+
+
+def _hex(value: str) -> str:
+    if len(value) < 8 or any(c not in "0123456789abcdef" for c in value):
+        raise ValueError("must be lower-case hex of 8 or more characters (a hash, never a hostname)")
+    return value
+
+
+def _iso_timestamp(value: str) -> str:
+    if parse_timestamp_ms(value) is None:
+        raise ValueError("must be an ISO 8601 date-time")
+    return value
+
+
+Text = Annotated[StrictStr, AfterValidator(_non_blank)]
+Number = Annotated[Union[StrictInt, StrictFloat], AfterValidator(_finite)]
+Kpi = Annotated[Union[StrictInt, StrictFloat], AfterValidator(_finite), AfterValidator(_non_negative)]
+HexHash = Annotated[StrictStr, AfterValidator(_hex)]
+Timestamp = Annotated[StrictStr, AfterValidator(_iso_timestamp)]
+Status = Literal["pass", "fail", "not-applicable", "cannot-determine"]
+
+
+class _Part(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class Provenance(_Part):
+    rubric_sha256: Text
+    engine_commit: Text | None
+
+
+class ModelInfo(_Part):
+    id: Text
+    source: Literal["self-report", "env", "config"]
+
+
+class Harness(_Part):
+    plugin_version: Text
+    platform: Text
+    host_class: Text | None
+    hostname_hash: HexHash | None
+
+
+class Kpis(_Part):
+    duration_seconds: Kpi | None
+    total_waves: Kpi | None
+    total_agents: Kpi | None
+    token_input: Kpi | None
+    token_output: Kpi | None
+    carryover: Kpi | None
+
+
+class DimensionRecord(_Part):
+    id: Text
+    method: Literal["deterministic", "judge"]
+    status: Status
+    evidence: StrictStr
+    score: Number | None = None
+    advisory: Literal[True] | None = None
+    calibration_status: Literal["uncalibrated"] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _advisory_firewall(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        if data.get("method") == "judge":
+            if data.get("advisory") is not True:
+                raise ValueError("a judge dimension must carry advisory: true")
+            if data.get("calibration_status") != "uncalibrated":
+                raise ValueError('a judge dimension must carry calibration_status: "uncalibrated"')
+        else:
+            for key in ("advisory", "calibration_status"):
+                if key in data:
+                    raise ValueError(f"{key} is only valid on a judge dimension")
+        return data
+
+
+class EvalRecord(_Part):
+    """A ``session-eval`` record, schema_version 1, of the aiat-llm-eval/1.0 standard."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    record_kind: Literal["session-eval"]
+    run_id: Text
+    session_id: Text
+    standard_version: Text
+    rubric_version: Text
+    provenance: Provenance
+    model: ModelInfo
+    harness: Harness
+    kpis: Kpis
+    dimensions: list[DimensionRecord]
+    handle: Text | None = None
+    anonymized: StrictBool
+    timestamp: Timestamp
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_global_score(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for key in FORBIDDEN_GLOBAL_SCORE_KEYS:
+                if key in data:
+                    raise ValueError(
+                        f"a record must not carry a global score ({key!r}): the standard allows "
+                        "per-dimension verdicts only"
+                    )
+        return data
+
+
+class InvalidRecord(ValueError):
+    """A record breaks the schema; the message names each offending field."""
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(f"{field}: {message}" for field, message in problems))
+
+
+_TYPE_TAGS: Final = frozenset({"int", "float", "str", "bool", "none", "dict", "list"})
+
+
+def _field_path(location: tuple[Any, ...]) -> str:
+    path = ""
+    for part in location:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif part in _TYPE_TAGS or "[" in part or "(" in part:
+            continue  # pydantic's names for union members, not fields
+        else:
+            path += f".{part}" if path else str(part)
+    return path or "record"
+
+
+def validate_record(obj: object) -> EvalRecord:
+    """Validate a record; raise ``InvalidRecord`` naming every field that is wrong."""
+    if not isinstance(obj, dict):
+        raise InvalidRecord([("record", "must be a JSON object")])
+    try:
+        return EvalRecord.model_validate(obj)
+    except ValidationError as exc:
+        seen: dict[str, str] = {}
+        for error in exc.errors(include_url=False):
+            message = str(error["msg"]).removeprefix("Value error, ")
+            seen.setdefault(_field_path(tuple(error["loc"])), message)
+        raise InvalidRecord(list(seen.items())) from None
+
+
+def _pick(obj: object, allowed: tuple[str, ...]) -> dict[str, Any]:
+    if not isinstance(obj, dict):
+        return {}
+    return {key: obj[key] for key in allowed if key in obj}
+
+
+def project_submission(record: dict[str, Any]) -> dict[str, Any]:
+    """The data-minimised projection: only whitelisted fields; never evidence."""
+    out = _pick(record, SUBMISSION_FIELDS["top"])
+    for part in ("provenance", "model", "harness", "kpis"):
+        out[part] = _pick(record.get(part), SUBMISSION_FIELDS[part])
+    dimensions = record.get("dimensions")
+    out["dimensions"] = [
+        _pick(dimension, SUBMISSION_FIELDS["dimensions"])
+        for dimension in (dimensions if isinstance(dimensions, list) else [])
+    ]
+    return out
+
+
+def run_id(session_id: str, timestamp: str) -> str:
+    """``<session_id>-eval-<timestamp without '-', ':' and '.'>``."""
+    return f"{session_id}-eval-{timestamp.replace('-', '').replace(':', '').replace('.', '')}"
+
+
+def hostname_hash(hostname: str) -> str | None:
+    """The first 16 hex characters of sha256(hostname); the hostname itself is never stored."""
+    if not hostname.strip():
+        return None
+    return hashlib.sha256(hostname.encode()).hexdigest()[:16]
+
+
+def build_record(
+    *,
+    session_id: str,
+    dimensions: tuple[DimensionVerdict, ...] | list[DimensionVerdict],
+    kpis: dict[str, int | float | None],
+    rubric: Rubric,
+    timestamp: str,
+    model: dict[str, str],
+    plugin_version: str,
+    platform: str,
+    host_class: str | None,
+    hostname_hash: str | None,
+    handle: str | None,
+) -> dict[str, Any]:
+    """Assemble (and validate) a record; key order follows the standard."""
+    record: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "record_kind": RECORD_KIND,
+        "run_id": run_id(session_id, timestamp),
+        "session_id": session_id,
+        "standard_version": STANDARD_VERSION,
+        "rubric_version": rubric.version,
+        "provenance": {"rubric_sha256": rubric.sha256, "engine_commit": None},
+        "model": dict(model),
+        "harness": {
+            "plugin_version": plugin_version,
+            "platform": platform,
+            "host_class": host_class,
+            "hostname_hash": hostname_hash,
+        },
+        "kpis": {name: kpis.get(name) for name in KPI_FIELDS},
+        "dimensions": [verdict.as_record() for verdict in dimensions],
+        "handle": handle,
+        "anonymized": handle is None,
+        "timestamp": timestamp,
+    }
+    validate_record(record)
+    return record
+
+
+JSON_SCHEMA_TITLE: Final = "aiat-llm-eval/1.0 session-eval record (schema_version 1)"
+
+
+def record_json_schema() -> dict[str, Any]:
+    """The JSON Schema of the record, as exported to ``docs/eval-record.schema.json``."""
+    schema = EvalRecord.model_json_schema()
+    schema["title"] = JSON_SCHEMA_TITLE
+    schema["description"] = (
+        "One session-eval record. Rules JSON Schema cannot express are enforced by the plugin: "
+        "no top-level overall/total/mean/global_score; judge dimensions carry advisory: true and "
+        'calibration_status: "uncalibrated", deterministic ones carry neither.'
+    )
+    schema["not"] = {"anyOf": [{"required": [key]} for key in FORBIDDEN_GLOBAL_SCORE_KEYS]}
+    return schema
+
