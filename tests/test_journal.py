@@ -1,0 +1,416 @@
+"""The eval journal: record schema, append-only writing, re-verification, journals as input."""
+
+from __future__ import annotations
+
+import copy
+import json
+import multiprocessing
+import re
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import gate, session, write_jsonl
+
+from pytest_sessioneval.journal import append_records, read_journal
+from pytest_sessioneval.record import (
+    InvalidRecord,
+    project_submission,
+    record_json_schema,
+    validate_record,
+)
+
+SHA = "ba87f2c2099def7b37b9cf343cef80529a73f67b4f77b3209604788c16357c8d"
+STAMP = "2026-08-01T00:00:00.000Z"
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def reference_record(**changes: Any) -> dict[str, Any]:
+    """A record in the shape the reference engine writes to its eval.jsonl."""
+    record: dict[str, Any] = {
+        "record_kind": "session-eval",
+        "run_id": "main-2026-07-16-deep-1-eval-20260716T100000000Z",
+        "session_id": "main-2026-07-16-deep-1",
+        "standard_version": "aiat-llm-eval/1.0",
+        "rubric_version": "rubric-v1",
+        "provenance": {"rubric_sha256": SHA, "engine_commit": "d92c2ca"},
+        "model": {"id": "claude-opus-4", "source": "self-report"},
+        "harness": {"plugin_version": "3.4.0", "platform": "claude-code", "host_class": None, "hostname_hash": "9f86d081884c7d65"},
+        "kpis": {"duration_seconds": 5400, "total_waves": 3, "total_agents": 6, "token_input": None, "token_output": None, "carryover": 0},
+        "dimensions": [
+            {"id": "verification-evidence", "method": "deterministic", "status": "pass", "evidence": "attribution: time-window. 3 quality_gate event(s) in window, all exit_code=0."},
+            {"id": "plan-fidelity", "method": "deterministic", "status": "pass", "score": 1, "evidence": "completion_rate=1 (v1 threshold: pass iff completion_rate >= 0.8)"},
+            {"id": "gate-health", "method": "deterministic", "status": "pass", "evidence": "attribution: time-window. 1 full-gate event(s) in window; last exit_code=0."},
+            {"id": "process-safety", "method": "deterministic", "status": "pass", "evidence": "no adverse signals."},
+            {"id": "efficiency-kpis", "method": "deterministic", "status": "not-applicable", "evidence": "REPORTED, not graded."},
+            {"id": "instruction-adherence", "method": "judge", "status": "pass", "evidence": "followed the rules", "advisory": True, "calibration_status": "uncalibrated"},
+        ],
+        "handle": None,
+        "anonymized": True,
+        "timestamp": "2026-07-16T10:00:00.000Z",
+        "schema_version": 1,
+    }
+    record.update(changes)
+    return record
+
+
+def reference_rules_accept(record: dict[str, Any]) -> bool:
+    """The reference validator's rules, restated: what a record must be for its reader."""
+    def text(v: Any) -> bool:
+        return isinstance(v, str) and bool(v.strip())
+
+    def number_or_null(v: Any) -> bool:
+        return v is None or (type(v) in (int, float) and v == v and abs(v) != float("inf"))
+
+    if any(k in record for k in ("overall", "total", "mean", "global_score")):
+        return False
+    if record.get("schema_version", 1) != 1 or record.get("record_kind") != "session-eval":
+        return False
+    required = ["record_kind", "run_id", "session_id", "standard_version", "rubric_version", "provenance", "model", "harness", "kpis", "dimensions", "anonymized", "timestamp"]
+    if any(k not in record for k in required) or not all(text(record[k]) for k in ("run_id", "session_id", "standard_version", "rubric_version", "timestamp")):
+        return False
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?)?", record["timestamp"]):
+        return False
+    p, m, h, k = record["provenance"], record["model"], record["harness"], record["kpis"]
+    if not text(p.get("rubric_sha256")) or "engine_commit" not in p or not (p["engine_commit"] is None or text(p["engine_commit"])):
+        return False
+    if not text(m.get("id")) or m.get("source") not in ("self-report", "env", "config"):
+        return False
+    if not text(h.get("plugin_version")) or not text(h.get("platform")):
+        return False
+    if not (h.get("host_class") is None or text(h.get("host_class"))):
+        return False
+    if h.get("hostname_hash") is not None and not re.fullmatch(r"[a-f0-9]{8,}", h["hostname_hash"]):
+        return False
+    for name in ("duration_seconds", "total_waves", "total_agents", "token_input", "token_output", "carryover"):
+        if name not in k or not number_or_null(k[name]) or (k[name] is not None and k[name] < 0):
+            return False
+    for d in record["dimensions"]:
+        if not text(d.get("id")) or d.get("method") not in ("deterministic", "judge") or not isinstance(d.get("evidence"), str):
+            return False
+        if d.get("status") not in ("pass", "fail", "not-applicable", "cannot-determine"):
+            return False
+        if "score" in d and not number_or_null(d["score"]):
+            return False
+        if d["method"] == "judge" and (d.get("advisory") is not True or d.get("calibration_status") != "uncalibrated"):
+            return False
+        if d["method"] == "deterministic" and ("advisory" in d or "calibration_status" in d):
+            return False
+    return isinstance(record["anonymized"], bool) and (record.get("handle") is None or text(record.get("handle")))
+
+
+def test_a_reference_record_validates_here() -> None:
+    validate_record(reference_record())
+    assert reference_rules_accept(reference_record())
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda r: r.update(overall=0.9), "overall"),
+        (lambda r: r.update(global_score=1), "global_score"),
+        (lambda r: r.update(mean=1), "mean"),
+        (lambda r: r.update(total=1), "total"),
+        (lambda r: r.pop("run_id"), "run_id"),
+        (lambda r: r.update(session_id="  "), "session_id"),
+        (lambda r: r.update(schema_version=2), "schema_version"),
+        (lambda r: r.update(record_kind="benchmark"), "record_kind"),
+        (lambda r: r["provenance"].pop("engine_commit"), "provenance.engine_commit"),
+        (lambda r: r["model"].update(source="guess"), "model.source"),
+        (lambda r: r["harness"].update(hostname_hash="build-host.local"), "harness.hostname_hash"),
+        (lambda r: r["kpis"].pop("carryover"), "kpis.carryover"),
+        (lambda r: r["kpis"].update(total_waves=-1), "kpis.total_waves"),
+        (lambda r: r["kpis"].update(token_input="12"), "kpis.token_input"),
+        (lambda r: r["dimensions"][0].update(status="ok"), "dimensions[0].status"),
+        (lambda r: r["dimensions"][0].update(advisory=True), "dimensions[0]"),
+        (lambda r: r["dimensions"][5].pop("advisory"), "dimensions[5]"),
+        (lambda r: r["dimensions"][5].update(calibration_status="calibrated"), "dimensions[5]"),
+        (lambda r: r["dimensions"][1].update(score="1"), "dimensions[1].score"),
+        (lambda r: r.update(anonymized="yes"), "anonymized"),
+        (lambda r: r.update(handle=""), "handle"),
+        (lambda r: r.update(timestamp="tomorrow"), "timestamp"),
+    ],
+)
+def test_invalid_records_name_the_field(change: Any, field: str) -> None:
+    record = copy.deepcopy(reference_record())
+    change(record)
+    assert not reference_rules_accept(record)
+    with pytest.raises(InvalidRecord) as excinfo:
+        validate_record(record)
+    assert field in str(excinfo.value)
+
+
+def test_submission_projection_keeps_only_the_whitelist() -> None:
+    record = reference_record(secret_path="/home/me/repo", session_id="main-1")
+    record["harness"]["hostname"] = "build-host"
+    projected = project_submission(record)
+    assert set(projected) == {"schema_version", "record_kind", "run_id", "standard_version", "rubric_version", "handle", "anonymized", "timestamp", "provenance", "model", "harness", "kpis", "dimensions"}
+    assert "hostname" not in projected["harness"]
+    assert all("evidence" not in d for d in projected["dimensions"])
+    assert projected["dimensions"][5] == {"id": "instruction-adherence", "method": "judge", "status": "pass", "advisory": True, "calibration_status": "uncalibrated"}
+    assert projected["dimensions"][1]["score"] == 1 and "score" not in projected["dimensions"][0]
+    assert projected["kpis"] == record["kpis"]
+
+
+def test_the_exported_json_schema_is_in_sync() -> None:
+    exported = json.loads((DOCS / "eval-record.schema.json").read_text())
+    assert exported == json.loads(json.dumps(record_json_schema())), "regenerate docs/eval-record.schema.json"
+
+
+@pytest.fixture
+def metrics(pytester: pytest.Pytester) -> Path:
+    pytester.makeini("[pytest]\n")
+    target = pytester.path / "metrics"
+    target.mkdir()
+    write_jsonl(
+        target / "sessions.jsonl",
+        [
+            session("a", "2026-07-20T09:00:00Z", "2026-07-20T10:00:00Z", platform="codex", total_files_changed=1, effectiveness={"completion_rate": 0.9}),
+            session("b", "2026-07-21T09:00:00Z", "2026-07-21T10:00:00Z", total_files_changed=1, effectiveness={"completion_rate": 0.5}),
+            session("gone", "2026-07-25T09:00:00Z", "2026-07-25T10:00:00Z", status="abandoned"),
+        ],
+    )
+    write_jsonl(
+        target / "events.jsonl",
+        [
+            {"event": "orchestrator.session.started", "timestamp": "2026-07-20T09:00:00Z", "host_class": "laptop"},
+            gate("2026-07-20T09:30:00Z", 0),
+            gate("2026-07-21T09:30:00Z", 1),
+        ],
+    )
+    return target
+
+
+def journal_run(pytester: pytest.Pytester, metrics: Path, *extra: str, stamp: str = STAMP) -> pytest.RunResult:
+    return pytester.runpytest(
+        "--session-eval", str(metrics), "--session-eval-journal", "eval.jsonl",
+        "--session-eval-timestamp", stamp, "--session-eval-model-id", "claude-opus-4", *extra,
+    )
+
+
+def journal_lines(pytester: pytest.Pytester) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (pytester.path / "eval.jsonl").read_text().splitlines()]
+
+
+def test_one_valid_record_per_scored_session(pytester: pytest.Pytester, metrics: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_MODEL", raising=False)
+    result = journal_run(pytester, metrics, "--session-eval-handle", "team-blue")
+    result.stdout.fnmatch_lines(["journal eval.jsonl: 2 record(s) appended, 0 already present"])
+    records = journal_lines(pytester)
+    assert [r["session_id"] for r in records] == ["a", "b"]
+    a = records[0]
+    validate_record(a)
+    assert reference_rules_accept(a)
+    assert a["run_id"] == "a-eval-20260801T000000000Z"
+    assert a["provenance"] == {"rubric_sha256": SHA, "engine_commit": None}
+    assert a["model"] == {"id": "claude-opus-4", "source": "self-report"}
+    assert a["harness"]["platform"] == "codex" and records[1]["harness"]["platform"] == "unknown"
+    assert a["harness"]["host_class"] == "laptop" and records[1]["harness"]["host_class"] is None
+    assert re.fullmatch(r"[0-9a-f]{16}", a["harness"]["hostname_hash"])
+    assert socket.gethostname() not in json.dumps(a)
+    assert (a["handle"], a["anonymized"]) == ("team-blue", False)
+    assert [d["id"] for d in a["dimensions"]] == ["verification-evidence", "plan-fidelity", "gate-health", "process-safety", "efficiency-kpis"]
+    assert [("score" in d) for d in a["dimensions"]] == [False, True, False, False, False]
+    assert a["kpis"]["duration_seconds"] == 3600 and set(a["kpis"]) == {"duration_seconds", "total_waves", "total_agents", "token_input", "token_output", "carryover"}
+    assert not {"overall", "total", "mean", "global_score"} & set(a)
+
+
+def test_environment_model_wins(pytester: pytest.Pytester, metrics: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_MODEL", "claude-env-model")
+    journal_run(pytester, metrics, "--session-eval-model-source", "config")
+    assert journal_lines(pytester)[0]["model"] == {"id": "claude-env-model", "source": "env"}
+
+
+def test_a_journal_needs_a_model(pytester: pytest.Pytester, metrics: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_MODEL", raising=False)
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-journal", "eval.jsonl")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--session-eval-model-id*"])
+    bad_source = journal_run(pytester, metrics, "--session-eval-model-source", "guess")
+    assert bad_source.ret == pytest.ExitCode.USAGE_ERROR
+
+
+def test_rerunning_does_not_duplicate_and_a_new_timestamp_appends(pytester: pytest.Pytester, metrics: Path) -> None:
+    journal_run(pytester, metrics)
+    again = journal_run(pytester, metrics)
+    again.stdout.fnmatch_lines(["journal eval.jsonl: 0 record(s) appended, 2 already present"])
+    assert len(journal_lines(pytester)) == 2
+    journal_run(pytester, metrics, stamp="2026-08-02T00:00:00Z")
+    assert len(journal_lines(pytester)) == 4
+
+
+def test_a_different_record_under_an_existing_run_id_is_refused(pytester: pytest.Pytester, metrics: Path) -> None:
+    journal_run(pytester, metrics)
+    before = (pytester.path / "eval.jsonl").read_bytes()
+    sessions = (metrics / "sessions.jsonl").read_text().replace("0.9", "0.95")
+    (metrics / "sessions.jsonl").write_text(sessions)
+    result = journal_run(pytester, metrics, "metrics/sessions.jsonl::a[plan-fidelity]")
+    assert result.ret != 0
+    result.stdout.fnmatch_lines(["*REFUSED a-eval-20260801T000000000Z: the journal already holds a different record under this run_id*"])
+    assert (pytester.path / "eval.jsonl").read_bytes() == before
+
+
+def test_pre_registration_guard_refuses_an_edited_rubric(pytester: pytest.Pytester, metrics: Path) -> None:
+    edited = reference_record(provenance={"rubric_sha256": "0" * 64, "engine_commit": None})
+    (pytester.path / "eval.jsonl").write_text(json.dumps(edited) + "\n")
+    result = journal_run(pytester, metrics)
+    assert result.ret != 0
+    result.stdout.fnmatch_lines(["*REFUSED*the rubric was edited in place*mint a new rubric version*"])
+    assert len(journal_lines(pytester)) == 1
+
+
+def test_a_torn_last_line_never_breaks_the_next_append(tmp_path: Path) -> None:
+    journal = tmp_path / "eval.jsonl"
+    journal.write_text(json.dumps(reference_record()) + "\n" + '{"record_kind": "session-eval", "run_')
+    outcome = append_records(journal, [reference_record(run_id="r2"), reference_record(run_id="r3")])
+    assert outcome.written == ["r2", "r3"]
+    problems: list[Any] = []
+    records = read_journal(journal, problems)
+    assert [r["run_id"] for _, r in records] == ["main-2026-07-16-deep-1-eval-20260716T100000000Z", "r2", "r3"]
+    assert [p.line for p in problems] == [2]
+
+
+def test_invalid_records_are_never_written(tmp_path: Path) -> None:
+    journal = tmp_path / "eval.jsonl"
+    outcome = append_records(journal, [reference_record(overall=1), reference_record(run_id="ok")])
+    assert outcome.written == ["ok"] and "global score" in outcome.refused[0]
+    assert len(journal.read_text().splitlines()) == 1
+
+
+def _append_many(path: str, worker: int) -> None:
+    for i in range(40):
+        append_records(Path(path), [reference_record(run_id=f"w{worker}-{i}", evidence_pad="x" * 5000)])
+
+
+def test_concurrent_writers_never_interleave(tmp_path: Path) -> None:
+    journal = tmp_path / "eval.jsonl"
+    context = multiprocessing.get_context("fork")
+    workers = [context.Process(target=_append_many, args=(str(journal), n)) for n in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    problems: list[Any] = []
+    records = read_journal(journal, problems)
+    assert not problems
+    assert sorted(r["run_id"] for _, r in records) == sorted(f"w{n}-{i}" for n in range(4) for i in range(40))
+
+
+def test_xdist_appends_each_record_once(pytester: pytest.Pytester, metrics: Path) -> None:
+    pytest.importorskip("xdist")
+    result = pytester.runpytest_subprocess(
+        "--session-eval", str(metrics), "--session-eval-journal", "eval.jsonl", "--session-eval-model-id", "m", "-n", "2"
+    )
+    assert "2 workers" in result.stdout.str()
+    records = journal_lines(pytester)
+    assert sorted(r["session_id"] for r in records) == ["a", "b"]
+    assert len({r["timestamp"] for r in records}) == 1
+
+
+@pytest.mark.parametrize(
+    ("journal", "message"),
+    [("missing-dir/eval.jsonl", "*directory*missing-dir does not exist*"), ("metrics", "*metrics: not a file*")],
+)
+def test_an_unusable_journal_path_is_a_usage_error(pytester: pytest.Pytester, metrics: Path, journal: str, message: str) -> None:
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-journal", journal, "--session-eval-model-id", "m")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+
+
+def test_a_journal_that_cannot_be_written_fails_the_run(pytester: pytest.Pytester, metrics: Path) -> None:
+    (pytester.path / "out").mkdir()
+    pytester.makeconftest(
+        "import shutil\n"
+        "def pytest_collection_finish(session):\n"
+        "    shutil.rmtree('out')\n"
+    )
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-journal", "out/eval.jsonl", "--session-eval-model-id", "m", "metrics/sessions.jsonl::a[verification-evidence]")
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*ERROR: cannot open the journal*out/eval.jsonl*"])
+
+
+def test_verify_reproduces_and_reports_drift(pytester: pytest.Pytester, metrics: Path) -> None:
+    journal_run(pytester, metrics)
+    same = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "-v")
+    same.assert_outcomes(passed=10)
+    same.stdout.fnmatch_lines(["*eval.jsonl::a-eval-20260801T000000000Z?plan-fidelity? PASSED*", "re-verification: 10 stored verdict(s) reproduced, 0 not reproduced*"])
+    write_jsonl(metrics / "events.jsonl", [gate("2026-07-20T09:30:00Z", 3)])
+    drift = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
+    drift.assert_outcomes(passed=8, failed=2)
+    drift.stdout.fnmatch_lines(
+        [
+            "*eval.jsonl:1: run 'a-eval-20260801T000000000Z', verification-evidence: not reproduced",
+            "*  status:",
+            "*    stored: 'pass'",
+            "*    fresh:  'fail'",
+        ]
+    )
+
+
+def test_verify_fails_clearly_on_another_rubric_text_or_a_missing_session(pytester: pytest.Pytester, metrics: Path) -> None:
+    other_text = reference_record(session_id="a", run_id="x1", provenance={"rubric_sha256": "1" * 64, "engine_commit": None})
+    missing = reference_record(session_id="nobody", run_id="x2")
+    unknown = reference_record(session_id="a", run_id="x3", rubric_version="rubric-v9")
+    write_jsonl(pytester.path / "eval.jsonl", [other_text, missing, unknown])
+    pytester.makeini("[pytest]\n")
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "-rs")
+    result.assert_outcomes(failed=15, skipped=3)
+    result.stdout.fnmatch_lines_random(
+        [
+            "*stored rubric_sha256 1111* differs from the current rubric-v1 text*",
+            "*session 'nobody' is not in the current metrics*",
+            "*'rubric-v9', which is not registered here*",
+            "*judge dimension: advisory and not re-verifiable*",
+        ]
+    )
+
+
+def test_reference_records_verify_on_status_and_score_only(pytester: pytest.Pytester, metrics: Path) -> None:
+    stored = reference_record(session_id="a", run_id="ref-a")
+    stored["dimensions"][1]["score"] = 0.9
+    stored["dimensions"][2]["status"] = "not-applicable"
+    write_jsonl(pytester.path / "eval.jsonl", [stored])
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
+    result.assert_outcomes(passed=5, skipped=1)
+    stored["dimensions"][1]["score"] = 0.8
+    write_jsonl(pytester.path / "eval.jsonl", [stored])
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
+    result.assert_outcomes(passed=4, failed=1, skipped=1)
+    result.stdout.fnmatch_lines(["*score:*", "*stored: 0.8*", "*fresh:  0.9*"])
+
+
+def test_evidence_drift_counts_for_records_written_here(pytester: pytest.Pytester, metrics: Path) -> None:
+    journal_run(pytester, metrics)
+    records = journal_lines(pytester)
+    records[0]["dimensions"][3]["evidence"] = "rewritten by hand"
+    write_jsonl(pytester.path / "eval.jsonl", records)
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
+    result.assert_outcomes(passed=9, failed=1)
+    result.stdout.fnmatch_lines(["*evidence:*", "*stored: 'rewritten by hand'*"])
+
+
+def test_a_journal_as_input_is_reported_as_is(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    judged = reference_record(run_id="judged")
+    judged["dimensions"][0]["status"] = "fail"
+    judged["dimensions"][5].update(status="fail", evidence="skipped a gate")
+    judged["dimensions"].append({"id": "report-quality", "method": "judge", "status": "cannot-determine", "evidence": "judge timed out", "advisory": True, "calibration_status": "uncalibrated"})
+    invalid = reference_record(run_id="bad")
+    invalid["dimensions"][0]["advisory"] = True
+    write_jsonl(pytester.path / "eval.jsonl", [judged, invalid])
+    result = pytester.runpytest("--session-eval", "eval.jsonl", "-v", "-rx")
+    result.assert_outcomes(passed=3, failed=2, skipped=1, xfailed=2)
+    result.stdout.fnmatch_lines_random(
+        [
+            "*eval.jsonl::judged?verification-evidence? FAILED*",
+            "*eval.jsonl::judged?instruction-adherence? XFAIL*",
+            "*eval.jsonl::line-2?invalid-record? FAILED*",
+            "*advisory, uncalibrated*skipped a gate*",
+            "*eval.jsonl:2: invalid session-eval record*",
+            "*dimensions[[]0[]]: advisory is only valid on a judge dimension*",
+        ]
+    )
+    deterministic_only = pytester.runpytest("--session-eval", "eval.jsonl", "-m", "not judge")
+    deterministic_only.assert_outcomes(passed=3, failed=2, skipped=1)
