@@ -49,7 +49,11 @@ class NoEligibleSession(LookupError):
 
 @dataclass(frozen=True, slots=True)
 class SessionEvaluation:
-    """One scored session: its verdicts per dimension, KPIs and what they were computed from."""
+    """One scored session: its verdicts per dimension, KPIs and what they were computed from.
+
+    ``dimensions`` are the rubric's deterministic verdicts; ``judge`` holds the
+    advisory judge verdicts, when a judge was asked.
+    """
 
     session_id: str
     line: int
@@ -59,9 +63,10 @@ class SessionEvaluation:
     kpis: dict[str, int | float | None]
     dimensions: tuple[DimensionVerdict, ...]
     host_class: str | None
+    judge: tuple[DimensionVerdict, ...] = ()
 
     def dimension(self, dimension_id: str) -> DimensionVerdict:
-        for verdict in self.dimensions:
+        for verdict in (*self.dimensions, *self.judge):
             if verdict.id == dimension_id:
                 return verdict
         raise KeyError(dimension_id)

@@ -16,12 +16,10 @@ from .naming import escape_session_id
 from .nodes import _RecordItem
 from .outcomes import VerdictFailed, VerdictUndetermined, markers_for, raise_for
 from .record import InvalidRecord, validate_record
-from .rubric import CANNOT_DETERMINE, FAIL, JUDGE, NOT_APPLICABLE, Rubric
+from .rubric import JUDGE, Rubric
 from .verification import diff_dimension, render_drift, written_here
 
 __all__ = ["JournalFile", "StoredJournal"]
-
-ADVISORY = "advisory, uncalibrated"
 
 
 @dataclass
@@ -114,7 +112,6 @@ class _StoredItem(_RecordItem):
         self.line = line
         self.record = record
         self.dimension = dimension
-        self.add_marker(pytest.mark.judge if dimension.get("method") == JUDGE else pytest.mark.deterministic)
         self.user_properties.extend(
             [
                 ("run_id", record["run_id"]),
@@ -150,19 +147,11 @@ class StoredDimensionItem(_StoredItem):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        status, evidence = self.dimension["status"], self.dimension["evidence"]
-        if self.dimension["method"] == JUDGE:
-            if status == NOT_APPLICABLE:
-                self.add_marker(pytest.mark.skip(reason=f"not-applicable ({ADVISORY}): {evidence}"))
-            elif status in (FAIL, CANNOT_DETERMINE):
-                self.add_marker(pytest.mark.xfail(reason=f"{status} ({ADVISORY}): {evidence}", run=False))
-        else:
-            for marker in markers_for(status, evidence):
-                self.add_marker(marker)
+        for marker in markers_for(self.dimension["status"], self.dimension["evidence"], self.dimension["method"]):
+            self.add_marker(marker)
 
     def runtest(self) -> None:
-        if self.dimension["method"] != JUDGE:
-            raise_for(self.dimension["status"], self.dimension["evidence"])
+        raise_for(self.dimension["status"], self.dimension["evidence"], self.dimension["method"])
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, (VerdictFailed, VerdictUndetermined)):
@@ -182,6 +171,7 @@ class VerifiedDimensionItem(_StoredItem):
         self.fresh = fresh
         self.problem = problem
         self.user_properties.append(("verification", True))
+        self.add_marker(pytest.mark.judge if self.dimension.get("method") == JUDGE else pytest.mark.deterministic)
         if self.dimension.get("method") == JUDGE:
             self.add_marker(
                 pytest.mark.skip(reason="judge dimension: advisory and not re-verifiable, only deterministic ones are")

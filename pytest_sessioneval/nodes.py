@@ -54,7 +54,7 @@ class SessionsFile(pytest.File):
         for entry in self.evaluation.entries:
             if isinstance(entry, SessionEvaluation):
                 base = escape_session_id(entry.session_id)
-                for verdict in entry.dimensions:
+                for verdict in (*entry.dimensions, *entry.judge):
                     yield self._child(
                         DimensionItem,
                         f"{base}[{verdict.id}]",
@@ -104,9 +104,8 @@ class DimensionItem(_RecordItem):
         self.evaluation = evaluation
         self.verdict = verdict
         self.line = evaluation.line
-        for marker in markers_for(verdict.status, verdict.evidence):
+        for marker in markers_for(verdict.status, verdict.evidence, verdict.method):
             self.add_marker(marker)
-        self.add_marker(pytest.mark.deterministic)
         self.add_marker(pytest.mark.xdist_group(name=f"session-eval:{evaluation.session_id}"))
         self.user_properties.extend(
             [
@@ -135,7 +134,7 @@ class DimensionItem(_RecordItem):
         }
 
     def runtest(self) -> None:
-        raise_for(self.verdict.status, self.verdict.evidence)
+        raise_for(self.verdict.status, self.verdict.evidence, self.verdict.method)
 
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None

@@ -58,6 +58,14 @@ OPTIONS: tuple[Option, ...] = (
     Option("--session-eval-verify", "session_eval_verify",
            "re-score every record of this journal from the current metrics (--session-eval) and "
            "report any drift", "path", "JOURNAL"),
+    Option("--session-eval-judge", "session_eval_judge",
+           "ask the pytest_sessioneval_judge hook for advisory judge verdicts (off by default)", "bool"),
+    Option("--session-eval-judge-timeout", "session_eval_judge_timeout",
+           "seconds a judge may take per session before its dimensions become cannot-determine",
+           "string", "SECONDS"),
+    Option("--session-eval-rubric", "session_eval_rubric",
+           "the rubric version to score with (default: rubric-v1; others come from the "
+           "pytest_sessioneval_rubrics hook)", "string", "VERSION"),
 )
 
 

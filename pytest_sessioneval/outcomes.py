@@ -3,7 +3,8 @@
 pass -> passed, fail -> failed, not-applicable -> skipped, cannot-determine ->
 xfailed (strict, so ``--runxfail`` turns it into a failure, never a pass).
 Outcomes come from markers set at collection; ``runtest`` only raises for the
-statuses that must not pass.
+statuses that must not pass. Judge verdicts are advisory: ``fail`` and
+``cannot-determine`` are xfailed without running and never fail the run.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from typing import Final
 
 import pytest
 
-from .rubric import CANNOT_DETERMINE, FAIL, NOT_APPLICABLE, PASS, Status
+from .rubric import CANNOT_DETERMINE, DETERMINISTIC, FAIL, JUDGE, NOT_APPLICABLE, PASS, Method, Status
 
-__all__ = ["OUTCOME", "VerdictFailed", "VerdictUndetermined", "markers_for"]
+__all__ = ["ADVISORY", "OUTCOME", "VerdictFailed", "VerdictUndetermined", "markers_for", "raise_for"]
+
+ADVISORY: Final = "advisory, uncalibrated"
 
 OUTCOME: Final[dict[str, str]] = {
     PASS: "passed",
@@ -32,21 +35,28 @@ class VerdictUndetermined(Exception):
     """Raised by an item whose verdict is ``cannot-determine`` (expected to fail, strictly)."""
 
 
-def markers_for(status: Status, evidence: str) -> list[pytest.MarkDecorator]:
+def markers_for(status: Status, evidence: str, method: Method = DETERMINISTIC) -> list[pytest.MarkDecorator]:
     """The outcome markers of an item with this verdict; the evidence is the reason."""
+    if method == JUDGE:
+        if status == NOT_APPLICABLE:
+            return [pytest.mark.judge, pytest.mark.skip(reason=f"not-applicable ({ADVISORY}): {evidence}")]
+        if status in (FAIL, CANNOT_DETERMINE):
+            return [pytest.mark.judge, pytest.mark.xfail(reason=f"{status} ({ADVISORY}): {evidence}", run=False)]
+        return [pytest.mark.judge]
+    markers = [pytest.mark.deterministic]
     if status == NOT_APPLICABLE:
-        return [pytest.mark.skip(reason=f"not-applicable: {evidence}")]
-    if status == CANNOT_DETERMINE:
-        return [
-            pytest.mark.xfail(
-                reason=f"cannot-determine: {evidence}", strict=True, raises=VerdictUndetermined
-            )
-        ]
-    return []
+        markers.append(pytest.mark.skip(reason=f"not-applicable: {evidence}"))
+    elif status == CANNOT_DETERMINE:
+        markers.append(
+            pytest.mark.xfail(reason=f"cannot-determine: {evidence}", strict=True, raises=VerdictUndetermined)
+        )
+    return markers
 
 
-def raise_for(status: Status, evidence: str) -> None:
-    """What ``runtest`` does: nothing for pass, raise for fail and cannot-determine."""
+def raise_for(status: Status, evidence: str, method: Method = DETERMINISTIC) -> None:
+    """What ``runtest`` does: nothing for pass (or any judge verdict), raise for fail and cannot-determine."""
+    if method == JUDGE:
+        return
     if status == FAIL:
         raise VerdictFailed(evidence)
     if status == CANNOT_DETERMINE:

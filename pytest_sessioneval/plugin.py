@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+from dataclasses import asdict, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,8 @@ from .nodes import SessionsFile, _RecordItem, warn_problems
 from .record import MODEL_SOURCES, build_record, hostname_hash
 from .verification import PLUGIN_VERSION
 from .reporting import Tally
-from .rubric import Rubric
+from .judge import Judge, JudgeContractError, judge_session
+from .rubric import DimensionVerdict, Rubric, RubricError
 from .rubric_v1 import RUBRIC_V1
 from .timestamps import parse_timestamp_ms
 
@@ -42,6 +44,12 @@ def is_worker(config: pytest.Config) -> bool:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     opt.add_options(parser)
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from . import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
 
 
 def _usage(flag: str, message: str) -> pytest.UsageError:
@@ -121,14 +129,24 @@ def pytest_configure(config: pytest.Config) -> None:
         until_ms=_date_bound("--session-eval-until", _option(config, "--session-eval-until"), True),
     )
     run = SessionEvalRun(sources, selection, _eval_timestamp(config))
+    run.rubrics = _registered_rubrics(config)
+    version = _option(config, "--session-eval-rubric") or RUBRIC_V1.version
+    if version not in run.rubrics:
+        raise _usage("--session-eval-rubric", f"unknown rubric {version!r} (registered: {', '.join(run.rubrics)})")
+    run.rubric = run.rubrics[version]
+    if _option(config, "--session-eval-judge"):
+        run.judges = _judges(config)
+        run.judge_timeout = _judge_timeout(config)
     run.report_journals = [Path(os.path.abspath(p)) for p in journals]
     if verify:
         run.verify_path = Path(os.path.abspath(_readable_file("--session-eval-verify", verify)))
     journal = _option(config, "--session-eval-journal")
     if journal is not None and not is_worker(config):
         run.journal_path = _writable_journal(journal)
-        run.model = _record_model(config)
-        run.handle = _option(config, "--session-eval-handle")
+        run.model = _record_model(config, required=True)
+    else:
+        run.model = _record_model(config, required=False)
+    run.handle = _option(config, "--session-eval-handle")
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(run, "session-eval-run")
     _add_collection_args(config, run.collected_paths())
@@ -147,7 +165,49 @@ def _writable_journal(path: Path) -> Path:
     return Path(os.path.abspath(path))
 
 
-def _record_model(config: pytest.Config) -> dict[str, str]:
+def _registered_rubrics(config: pytest.Config) -> dict[str, Rubric]:
+    """rubric-v1 and every rubric the ``pytest_sessioneval_rubrics`` hook registers."""
+    rubrics: dict[str, Rubric] = {RUBRIC_V1.version: RUBRIC_V1}
+    hook = config.hook.pytest_sessioneval_rubrics
+    for impl in hook.get_hookimpls():
+        plugin = impl.plugin_name
+        try:
+            offered = impl.function() or []
+        except RubricError as exc:
+            raise _usage("--session-eval-rubric", f"plugin {plugin!r}: {exc}") from None
+        for rubric in offered:
+            if not isinstance(rubric, Rubric):
+                raise _usage("--session-eval-rubric", f"plugin {plugin!r} registered {rubric!r}, not a Rubric")
+            if rubric.version in rubrics:
+                raise _usage("--session-eval-rubric", f"plugin {plugin!r}: rubric {rubric.version!r} is already registered")
+            if not rubric.text_path.is_file():
+                raise _usage("--session-eval-rubric", f"plugin {plugin!r}: rubric text {rubric.text_path} not found")
+            rubrics[rubric.version] = rubric
+    return rubrics
+
+
+def _judges(config: pytest.Config) -> list[Judge]:
+    """The ``pytest_sessioneval_judge`` implementations, each with its plugin's name."""
+    return [
+        (impl.plugin_name, lambda record, function=impl.function: function(record=record))
+        for impl in reversed(config.hook.pytest_sessioneval_judge.get_hookimpls())
+    ]
+
+
+def _judge_timeout(config: pytest.Config) -> float | None:
+    value = _option(config, "--session-eval-judge-timeout")
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds > 0:
+        raise _usage("--session-eval-judge-timeout", f"{value!r} is not a positive number of seconds")
+    return seconds
+
+
+def _record_model(config: pytest.Config, required: bool) -> dict[str, str]:
     """The record's model: ANTHROPIC_MODEL (source env) wins over the options."""
     source = _option(config, "--session-eval-model-source") or "self-report"
     if source not in MODEL_SOURCES:
@@ -156,6 +216,8 @@ def _record_model(config: pytest.Config) -> dict[str, str]:
     if from_env:
         return {"id": from_env, "source": "env"}
     model_id = (_option(config, "--session-eval-model-id") or "").strip()
+    if not model_id and not required:
+        return {"id": "unknown", "source": source}
     if not model_id:
         raise _usage(
             "--session-eval-journal",
@@ -182,7 +244,10 @@ class _XdistTimestamp:
         self.config = config
 
     def pytest_configure_node(self, node: Any) -> None:
-        node.workerinput["session_eval_timestamp"] = self.config.stash[RUN_KEY].timestamp
+        run = self.config.stash[RUN_KEY]
+        node.workerinput["session_eval_timestamp"] = run.timestamp
+        if run.judges is not None:
+            node.workerinput["session_eval_judge"] = run.judged_for_workers()
 
 
 class SessionEvalRun:
@@ -202,6 +267,8 @@ class SessionEvalRun:
         self.model: dict[str, str] = {}
         self.handle: str | None = None
         self.journal_messages: list[str] = []
+        self.judges: list[Judge] | None = None
+        self.judge_timeout: float | None = None
         self.tally = Tally()
 
     def collected_paths(self) -> list[Path]:
@@ -210,6 +277,7 @@ class SessionEvalRun:
             return [self.verify_path]
         return [*self.sources, *self.report_journals]
 
+    @pytest.hookimpl(tryfirst=True)  # before xdist starts its workers, which need the judge verdicts
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Read and score every input once, before collection; input errors are usage errors."""
         try:
@@ -222,10 +290,14 @@ class SessionEvalRun:
                 return
             for sessions, events in self.sources.items():
                 self.evaluations[sessions] = evaluate(sessions, events, self.selection, self.rubric)
+        except RubricError as exc:
+            raise _usage("--session-eval-rubric", str(exc)) from None
         except OSError as exc:
             raise pytest.UsageError(f"--session-eval: cannot read {exc.filename}: {exc.strerror or exc}") from None
         except NoEligibleSession as exc:
             raise _usage("--session-eval-latest", str(exc)) from None
+        if self.judges is not None:
+            self._judge(session.config)
         wanted = self.selection.session_ids
         if wanted:
             known = frozenset().union(*(e.session_ids for e in self.evaluations.values()))
@@ -236,6 +308,30 @@ class SessionEvalRun:
                     f"unknown session id(s): {', '.join(map(repr, unknown))} "
                     f"(not in {', '.join(str(p) for p in self.evaluations)})",
                 )
+
+    def _judge(self, config: pytest.Config) -> None:
+        """Add the judges' advisory verdicts to every scored session: asked once per run."""
+        stored = config.workerinput.get("session_eval_judge") if is_worker(config) else None  # type: ignore[attr-defined]
+        for path, evaluation in self.evaluations.items():
+            for index, entry in enumerate(evaluation.entries):
+                if not isinstance(entry, SessionEvaluation):
+                    continue
+                if stored is not None:
+                    verdicts = tuple(DimensionVerdict(**v) for v in stored.get(f"{path}\0{entry.session_id}", ()))
+                else:
+                    try:
+                        verdicts = judge_session(self.judges or [], self._record(entry), self.rubric, self.judge_timeout)
+                    except JudgeContractError as exc:
+                        raise _usage("--session-eval-judge", str(exc)) from None
+                evaluation.entries[index] = replace(entry, judge=verdicts)
+
+    def judged_for_workers(self) -> dict[str, list[dict[str, Any]]]:
+        """The judge verdicts in plain data, handed to xdist workers so judges run once."""
+        return {
+            f"{path}\0{entry.session_id}": [asdict(verdict) for verdict in entry.judge]
+            for path, evaluation in self.evaluations.items()
+            for entry in evaluation.scored
+        }
 
     def _prepare_verification(self, path: Path) -> None:
         journal = StoredJournal(path, [], verify=True, rubrics=self.rubrics)
@@ -298,7 +394,7 @@ class SessionEvalRun:
         platform = entry.record.get("platform")
         return build_record(
             session_id=entry.session_id,
-            dimensions=entry.dimensions,
+            dimensions=(*entry.dimensions, *entry.judge),
             kpis=entry.kpis,
             rubric=self.rubric,
             timestamp=self.timestamp,
@@ -314,7 +410,7 @@ class SessionEvalRun:
         if is_worker(config):
             return
         terminalreporter.write_sep("=", "session evaluation")
-        for line in self.tally.lines(self.rubric.dimension_ids, self.rubric.version):
+        for line in self.tally.lines(self.rubric.dimension_ids, self.rubric.version, self.rubric.judge_ids):
             terminalreporter.write_line(line)
         for message in self.journal_messages:
             terminalreporter.write_line(message, red=message.startswith(("ERROR", "REFUSED")))

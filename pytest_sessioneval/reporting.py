@@ -22,6 +22,7 @@ class Tally:
     """What the run's reports said, per dimension and per session."""
 
     counts: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    judge_counts: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     sessions: set[str] = field(default_factory=set)
     not_scored: set[str] = field(default_factory=set)
     unidentified: int = 0
@@ -36,6 +37,9 @@ class Tally:
             self.verification[report.outcome] += 1
             return
         if "dimension" in props and "status" in props:
+            if props.get("method") == "judge":
+                self.judge_counts[props["dimension"]][props["status"]] += 1
+                return
             self.counts[props["dimension"]][props["status"]] += 1
             self.sessions.add(props["session_id"])
         elif props.get("eligible") is False:
@@ -52,11 +56,7 @@ class Tally:
             f"{self.verification['skipped']} not re-verifiable (judge)"
         )
 
-    def lines(self, dimension_order: tuple[str, ...], rubric: str) -> list[str]:
-        order = [*dimension_order, *sorted(set(self.counts) - set(dimension_order))]
-        order = [dimension for dimension in order if dimension in self.counts]
-        width = max([len("dimension"), *map(len, order)])
-        header = f"{'dimension':<{width}}  " + "  ".join(f"{status:>{len(status)}}" for status in STATUSES)
+    def lines(self, dimension_order: tuple[str, ...], rubric: str, judge_order: tuple[str, ...] = ()) -> list[str]:
         verification = self.verification_line()
         if verification and not self.counts:
             return [verification]
@@ -67,14 +67,25 @@ class Tally:
             lines[0] += f", {len(self.not_scored)} not scored (abandoned or unfinished)"
         if self.unidentified:
             lines[0] += f", {self.unidentified} record(s) without a usable session_id"
-        if order:
-            lines.append(header)
-            for dimension in order:
-                counts = self.counts[dimension]
-                cells = "  ".join(f"{counts[status]:>{len(status)}}" for status in STATUSES)
-                lines.append(f"{dimension:<{width}}  {cells}")
+        lines.extend(_table(self.counts, dimension_order))
         lines.append("Each dimension stands alone: there is no global score (aiat-llm-eval/1.0).")
+        if self.judge_counts:
+            lines.append("Advisory judge verdicts (uncalibrated; not part of the evaluation above, never fail the run):")
+            lines.extend(_table(self.judge_counts, judge_order))
         return lines
+
+
+def _table(counts: dict[str, Counter[str]], order: tuple[str, ...]) -> list[str]:
+    """One row per dimension (in ``order``, then any others), one column per status."""
+    dimensions = [d for d in (*order, *sorted(set(counts) - set(order))) if d in counts]
+    if not dimensions:
+        return []
+    width = max([len("dimension"), *map(len, dimensions)])
+    rows = [f"{'dimension':<{width}}  " + "  ".join(STATUSES)]
+    for dimension in dimensions:
+        cells = "  ".join(f"{counts[dimension][status]:>{len(status)}}" for status in STATUSES)
+        rows.append(f"{dimension:<{width}}  {cells}")
+    return rows
 
 
 def _decisive(report: pytest.TestReport) -> bool:

@@ -1,0 +1,118 @@
+"""The advisory judge overlay and its firewall.
+
+A judge (an LLM or a human, behind the ``pytest_sessioneval_judge`` hook) gives
+its opinion on a scored session. Whatever it returns, only the judge ids the
+rubric pre-registers are accepted, and ``method``, ``advisory`` and
+``calibration_status`` are stamped here, never taken from the judge, so an
+opinion can never pass for a measurement. A judge that raises or runs out of
+time is an infrastructure failure: its dimensions become ``cannot-determine``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .rubric import CANNOT_DETERMINE, JUDGE, STATUSES, DimensionVerdict, Rubric
+from .values import is_number, show
+
+__all__ = ["Judge", "JudgeContractError", "judge_session"]
+
+Judge = tuple[str, Callable[[dict[str, Any]], Any]]
+
+
+class JudgeContractError(Exception):
+    """A judge answered outside the contract (an id the rubric does not pre-register, ...)."""
+
+
+class _TimedOut(Exception):
+    pass
+
+
+def _call(judge: Callable[[dict[str, Any]], Any], record: dict[str, Any], timeout: float | None) -> Any:
+    if timeout is None:
+        return judge(record)
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = judge(record)
+        except BaseException as exc:  # reported as the judge's failure, never raised here
+            outcome["error"] = exc
+
+    # A daemon thread: a judge that never returns cannot keep the run alive.
+    thread = threading.Thread(target=target, name="session-eval-judge", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise _TimedOut
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("value")
+
+
+def _check(plugin: str, answer: Any, rubric: Rubric) -> list[dict[str, Any]]:
+    if answer is None:
+        return []
+    if not isinstance(answer, (list, tuple)):
+        raise JudgeContractError(f"judge plugin {plugin!r} returned {type(answer).__name__}; expected a list of verdicts or None")
+    verdicts = []
+    for index, verdict in enumerate(answer):
+        where = f"judge plugin {plugin!r}, verdict {index}"
+        if not isinstance(verdict, dict):
+            raise JudgeContractError(f"{where}: expected a dict with id, status and evidence, got {show(verdict)}")
+        dimension = verdict.get("id")
+        if dimension in rubric.dimension_ids:
+            raise JudgeContractError(
+                f"{where}: {dimension!r} is a deterministic dimension of {rubric.version}; a judge may "
+                f"only answer the pre-registered judge dimensions ({', '.join(rubric.judge_ids) or 'none'})"
+            )
+        if dimension not in rubric.judge_ids:
+            raise JudgeContractError(
+                f"{where}: {show(dimension)} is not a judge dimension {rubric.version} pre-registers "
+                f"({', '.join(rubric.judge_ids) or 'none'})"
+            )
+        if verdict.get("status") not in STATUSES:
+            raise JudgeContractError(f"{where}: status {show(verdict.get('status'))} is not one of {', '.join(STATUSES)}")
+        if not isinstance(verdict.get("evidence"), str):
+            raise JudgeContractError(f"{where}: evidence must be a string")
+        score = verdict.get("score")
+        if score is not None and not is_number(score):
+            raise JudgeContractError(f"{where}: score must be a number or null, got {show(score)}")
+        verdicts.append(verdict)
+    return verdicts
+
+
+def judge_session(
+    judges: Sequence[Judge], record: dict[str, Any], rubric: Rubric, timeout: float | None
+) -> tuple[DimensionVerdict, ...]:
+    """Ask every judge about one session; stamp and order the accepted verdicts.
+
+    Raises ``JudgeContractError`` naming the plugin when a judge breaks the contract.
+    """
+    answered: dict[str, DimensionVerdict] = {}
+    failures: list[str] = []
+    for plugin, judge in judges:
+        try:
+            answer = _call(judge, record, timeout)
+        except _TimedOut:
+            failures.append(f"judge plugin {plugin!r} timed out after {timeout:g} s")
+            continue
+        except Exception as exc:  # an infrastructure failure, not a verdict on the session
+            failures.append(f"judge plugin {plugin!r} raised {type(exc).__name__}: {exc}")
+            continue
+        for verdict in _check(plugin, answer, rubric):
+            if verdict["id"] in answered:
+                raise JudgeContractError(f"judge plugin {plugin!r}: {verdict['id']!r} was already answered by another judge")
+            answered[verdict["id"]] = DimensionVerdict(
+                verdict["id"], JUDGE, verdict["status"], verdict["evidence"], verdict.get("score"), "score" in verdict
+            )
+    if failures:
+        reason = "; ".join(failures)
+        for dimension in rubric.judge_ids:
+            answered.setdefault(
+                dimension,
+                DimensionVerdict(dimension, JUDGE, CANNOT_DETERMINE, f"Judge infrastructure failure: {reason}."),
+            )
+    return tuple(answered[dimension] for dimension in rubric.judge_ids if dimension in answered)

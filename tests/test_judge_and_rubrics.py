@@ -1,0 +1,239 @@
+"""The advisory judge overlay and pre-registered custom rubrics, through pluggy hooks."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import gate, session, write_jsonl
+
+from pytest_sessioneval import RUBRIC_V1, Dimension, Rubric, Verdict
+from pytest_sessioneval.rubric import RubricError
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+DETERMINISTIC = ["verification-evidence", "plan-fidelity", "gate-health", "process-safety", "efficiency-kpis"]
+
+
+@pytest.fixture
+def metrics(pytester: pytest.Pytester) -> Path:
+    pytester.makeini("[pytest]\n")
+    target = pytester.path / "metrics"
+    target.mkdir()
+    write_jsonl(
+        target / "sessions.jsonl",
+        [
+            session("a", "2026-07-20T09:00:00Z", "2026-07-20T10:00:00Z", total_files_changed=1, effectiveness={"completion_rate": 1.0}, total_token_input=1000, total_token_output=200),
+            session("b", "2026-07-21T09:00:00Z", "2026-07-21T10:00:00Z", total_files_changed=1, effectiveness={"completion_rate": 0.9}, total_token_input=900000, total_token_output=1),
+        ],
+    )
+    write_jsonl(target / "events.jsonl", [gate("2026-07-20T09:30:00Z", 0, "full-gate"), gate("2026-07-21T09:30:00Z", 0, "full-gate")])
+    return target
+
+
+JUDGE = """
+import json, os
+CALLS = os.path.join(os.path.dirname(__file__), "judge-calls.jsonl")
+
+def pytest_sessioneval_judge(record):
+    with open(CALLS, "a") as calls:
+        calls.write(json.dumps({"session_id": record["session_id"], "dimensions": [d["id"] for d in record["dimensions"]]}) + "\\n")
+    if record["session_id"] == "a":
+        return [
+            {"id": "instruction-adherence", "status": "pass", "evidence": "followed the rules", "method": "deterministic", "advisory": False},
+            {"id": "report-quality", "status": "fail", "evidence": "vague summary", "score": 0.2},
+        ]
+    return [{"id": "report-quality", "status": "not-applicable", "evidence": "nothing reported"}]
+"""
+
+
+def calls(pytester: pytest.Pytester) -> list[dict[str, Any]]:
+    path = pytester.path / "judge-calls.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def test_the_judge_is_off_by_default(pytester: pytest.Pytester, metrics: Path) -> None:
+    pytester.makeconftest(JUDGE)
+    result = pytester.runpytest("--session-eval", str(metrics), "--co", "-q")
+    assert not any("instruction-adherence" in line for line in result.stdout.lines)
+    assert calls(pytester) == []
+
+
+def test_judge_items_are_advisory_and_never_fail_the_run(pytester: pytest.Pytester, metrics: Path) -> None:
+    pytester.makeconftest(JUDGE)
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "-v", "-rxs", "-p", "no:randomly")
+    assert result.ret == pytest.ExitCode.OK
+    result.assert_outcomes(passed=4 + 4 + 1, skipped=2 + 1, xfailed=1)
+    result.stdout.fnmatch_lines_random(
+        [
+            "*sessions.jsonl::a?instruction-adherence? PASSED*",
+            "*sessions.jsonl::a?report-quality? XFAIL*",
+            "*sessions.jsonl::b?report-quality? SKIPPED*",
+            "*fail (advisory, uncalibrated): vague summary*",
+            "*not-applicable (advisory, uncalibrated): nothing reported*",
+            "Advisory judge verdicts (uncalibrated; not part of the evaluation above, never fail the run):",
+            "instruction-adherence *1     0               0                 0",
+            "report-quality *0     1               1                 0",
+            "rubric-v1: 2 session(s) scored",
+        ]
+    )
+    assert calls(pytester) == [{"session_id": s, "dimensions": DETERMINISTIC} for s in ("a", "b")]
+    deterministic_only = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "-m", "not judge")
+    deterministic_only.assert_outcomes(passed=8, skipped=2)
+    runxfail = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "--runxfail", "-m", "judge")
+    assert runxfail.ret == pytest.ExitCode.OK
+
+
+def test_the_firewall_stamps_judge_fields_and_records_carry_them_last(pytester: pytest.Pytester, metrics: Path) -> None:
+    pytester.makeconftest(JUDGE)
+    pytester.runpytest(
+        "--session-eval", str(metrics), "--session-eval-judge", "--session-eval-journal", "eval.jsonl",
+        "--session-eval-model-id", "m", "--session-eval-timestamp", "2026-08-01T00:00:00Z",
+    )
+    record = json.loads((pytester.path / "eval.jsonl").read_text().splitlines()[0])
+    assert [d["id"] for d in record["dimensions"]] == DETERMINISTIC + ["instruction-adherence", "report-quality"]
+    adherence, quality = record["dimensions"][5:]
+    assert adherence == {"id": "instruction-adherence", "method": "judge", "status": "pass", "evidence": "followed the rules", "advisory": True, "calibration_status": "uncalibrated"}
+    assert quality["score"] == 0.2 and quality["advisory"] is True
+    assert all("advisory" not in d for d in record["dimensions"][:5])
+    verify = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "-rs")
+    verify.assert_outcomes(passed=10, skipped=3)
+    verify.stdout.fnmatch_lines(["*judge dimension: advisory and not re-verifiable*"])
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        ('[{"id": "plan-fidelity", "status": "pass", "evidence": ""}]', "*'plan-fidelity' is a deterministic dimension of rubric-v1*"),
+        ('[{"id": "vibes", "status": "pass", "evidence": ""}]', '*"vibes" is not a judge dimension rubric-v1 pre-registers*'),
+        ('[{"id": "report-quality", "status": "great", "evidence": ""}]', '*status "great" is not one of*'),
+        ('[{"id": "report-quality", "status": "pass", "evidence": None}]', "*evidence must be a string*"),
+        ('[{"id": "report-quality", "status": "pass", "evidence": "", "score": "9"}]', '*score must be a number or null, got "9"*'),
+        ('{"id": "report-quality"}', "*returned dict; expected a list of verdicts or None*"),
+    ],
+)
+def test_judge_contract_violations_name_the_plugin(pytester: pytest.Pytester, metrics: Path, answer: str, message: str) -> None:
+    pytester.makeconftest(f"def pytest_sessioneval_judge(record):\n    return {answer}\n")
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines_random(["*--session-eval-judge: judge plugin '*conftest.py'*", message])
+
+
+def test_a_judge_that_raises_or_times_out_is_an_infrastructure_failure(pytester: pytest.Pytester, metrics: Path) -> None:
+    pytester.makeconftest(
+        "import time\n"
+        "def pytest_sessioneval_judge(record):\n"
+        "    if record['session_id'] == 'a':\n"
+        "        raise ConnectionError('judge endpoint unreachable')\n"
+        "    time.sleep(5)\n"
+    )
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "--session-eval-judge-timeout", "0.2", "-rx")
+    assert result.ret == pytest.ExitCode.OK
+    result.assert_outcomes(passed=8, skipped=2, xfailed=4)
+    result.stdout.fnmatch_lines_random(
+        [
+            "*cannot-determine (advisory, uncalibrated): Judge infrastructure failure: judge plugin*raised ConnectionError: judge endpoint unreachable*",
+            "*cannot-determine (advisory, uncalibrated): Judge infrastructure failure: judge plugin*timed out after 0.2 s*",
+        ]
+    )
+    bad_timeout = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "--session-eval-judge-timeout", "soon")
+    assert bad_timeout.ret == pytest.ExitCode.USAGE_ERROR
+
+
+def test_under_xdist_each_session_is_judged_once(pytester: pytest.Pytester, metrics: Path) -> None:
+    pytest.importorskip("xdist")
+    pytester.makeconftest(JUDGE)
+    result = pytester.runpytest_subprocess("--session-eval", str(metrics), "--session-eval-judge", "-n", "2")
+    result.assert_outcomes(passed=9, skipped=3, xfailed=1)
+    assert sorted(c["session_id"] for c in calls(pytester)) == ["a", "b"]
+
+
+def test_the_human_verdict_judge_example(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    pytester.syspathinsert(EXAMPLES / "judge")
+    result = pytester.runpytest(
+        "-p", "human_judge", "--human-verdicts", str(EXAMPLES / "judge" / "human-verdicts.jsonl"),
+        "--session-eval", str(EXAMPLES / "metrics"), "--session-eval-judge", "-m", "judge", "-v",
+    )
+    result.assert_outcomes(passed=2, skipped=1, xfailed=2)
+    result.stdout.fnmatch_lines_random(["*main-2026-07-21-session-1?instruction-adherence? XFAIL*", "*main-2026-07-20-session-1?report-quality? PASSED*"])
+
+
+def load_token_budget(pytester: pytest.Pytester) -> None:
+    pytester.syspathinsert(EXAMPLES / "rubrics")
+
+
+def test_the_token_budget_rubric_example(pytester: pytest.Pytester, metrics: Path) -> None:
+    load_token_budget(pytester)
+    result = pytester.runpytest("-p", "token_budget", "--session-eval", str(metrics), "--session-eval-rubric", "token-budget-v1", "-k", "token-budget", "-v")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*b?token-budget? FAILED*", "*900001 tokens (input 900000 + output 1) > budget 300000*"])
+    result.stdout.fnmatch_lines(["token-budget-v1: 2 session(s) scored"])
+
+
+def test_a_custom_rubric_is_bound_to_its_text_in_the_journal(pytester: pytest.Pytester, metrics: Path) -> None:
+    load_token_budget(pytester)
+    text = EXAMPLES / "rubrics" / "token-budget-v1.md"
+    digest = hashlib.sha256(text.read_bytes()).hexdigest()
+    args = ("-p", "token_budget", "--session-eval", str(metrics), "--session-eval-rubric", "token-budget-v1",
+            "--session-eval-journal", "eval.jsonl", "--session-eval-model-id", "m", "--session-eval-timestamp", "2026-08-01T00:00:00Z")
+    pytester.runpytest(*args)
+    records = [json.loads(line) for line in (pytester.path / "eval.jsonl").read_text().splitlines()]
+    assert {(r["rubric_version"], r["provenance"]["rubric_sha256"]) for r in records} == {("token-budget-v1", digest)}
+    assert [d["id"] for d in records[0]["dimensions"]] == [*DETERMINISTIC, "token-budget"]
+    edited = dict(records[0], run_id="older", provenance={"rubric_sha256": "f" * 64, "engine_commit": None})
+    (pytester.path / "eval.jsonl").write_text(json.dumps(edited) + "\n")
+    refused = pytester.runpytest(*args)
+    assert refused.ret == pytest.ExitCode.TESTS_FAILED
+    refused.stdout.fnmatch_lines(["*REFUSED*binds token-budget-v1 to rubric_sha256 ffff*the rubric was edited in place*"])
+    verify = pytester.runpytest("-p", "token_budget", "--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
+    verify.stdout.fnmatch_lines(["*stored rubric_sha256 ffff* differs from the current token-budget-v1 text*"])
+
+
+RUBRIC_PLUGIN = """
+from pathlib import Path
+from pytest_sessioneval import Dimension, Rubric, Verdict
+
+TEXT = Path(__file__).with_name("r.md")
+TEXT.write_text("my rubric")
+
+def pytest_sessioneval_rubrics():
+    return [{rubric}]
+"""
+
+
+@pytest.mark.parametrize(
+    ("rubric", "message"),
+    [
+        ('Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("great", "")),))', "*scorer of 'x' returned*status among pass, fail, not-applicable, cannot-determine*"),
+        ('Rubric("mine", TEXT, (Dimension("x", lambda c: "pass"),))', "*scorer of 'x' returned 'pass'*"),
+        ('Rubric("mine", TEXT, (Dimension("x", lambda c: None), Dimension("x", lambda c: None)))', "*dimension ids collide: x*"),
+        ('Rubric("mine", TEXT, (Dimension("x", lambda c: None),), judge_ids=("x",))', "*dimension ids collide: x*"),
+        ('Rubric("rubric-v1", TEXT, ())', "*rubric 'rubric-v1' is already registered*"),
+        ('Rubric("mine", TEXT.with_name("missing.md"), ())', "*rubric text *missing.md not found*"),
+        ('"not a rubric"', "*registered 'not a rubric', not a Rubric*"),
+    ],
+)
+def test_broken_rubrics_are_usage_errors(pytester: pytest.Pytester, metrics: Path, rubric: str, message: str) -> None:
+    pytester.makeconftest(RUBRIC_PLUGIN.format(rubric=rubric))
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-rubric", "mine")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+
+
+def test_an_unknown_rubric_version_is_a_usage_error(pytester: pytest.Pytester, metrics: Path) -> None:
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-rubric", "rubric-v7")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*unknown rubric 'rubric-v7' (registered: rubric-v1)*"])
+
+
+def test_rubric_rules_in_the_core(tmp_path: Path) -> None:
+    text = tmp_path / "r.md"
+    text.write_text("x")
+    with pytest.raises(RubricError, match="collide"):
+        Rubric("r", text, (Dimension("a", lambda c: Verdict("pass", "")),), judge_ids=("a",))
+    with pytest.raises(RubricError, match="non-empty version"):
+        Rubric("", text, ())
+    assert Rubric("r", text, RUBRIC_V1.dimensions).sha256 == "2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881"
