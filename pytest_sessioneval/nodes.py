@@ -74,10 +74,28 @@ class SessionsFile(pytest.File):
         return kind.from_parent(self, name=name, nodeid=f"{self.nodeid}::{name}", **kwargs)
 
 
+try:
+    from _pytest.nodeid import NodeId as _StructuredNodeId
+except ImportError:  # pytest < 9.2 keeps node ids as plain strings
+    _StructuredNodeId = None  # type: ignore[assignment,misc]
+
+
 class _RecordItem(pytest.Item):
-    """An item that stands for one line of a sessions file."""
+    """An item that stands for one line of a data file."""
 
     line: int
+
+    if _StructuredNodeId is not None:
+        # pytest-xdist's --dist loadgroup tags an item by assigning ``item._nodeid``,
+        # which pytest >= 9.2 no longer reads (pytest-xdist#1386): route it to the id,
+        # so that a session's items still stay on one worker.
+        @property
+        def _nodeid(self) -> str:
+            return self.nodeid
+
+        @_nodeid.setter
+        def _nodeid(self, value: str) -> None:
+            self._id = _StructuredNodeId.parse(value)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.line - 1, self.name

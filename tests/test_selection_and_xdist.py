@@ -1,0 +1,69 @@
+"""Date filters and how sessions spread over pytest-xdist workers."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from conftest import session, write_jsonl
+
+
+@pytest.fixture
+def metrics(pytester: pytest.Pytester) -> Path:
+    pytester.makeini("[pytest]\n")
+    target = pytester.path / "metrics"
+    target.mkdir()
+    write_jsonl(
+        target / "sessions.jsonl",
+        [
+            session("june", "2026-06-30T23:59:59.999Z", "2026-07-01T01:00:00Z"),
+            session("july-1", "2026-07-01T00:00:00Z", "2026-07-01T01:00:00Z"),
+            session("july-31", "2026-07-31T23:59:59Z", "2026-08-01T01:00:00Z"),
+            session("august", "2026-08-01T00:00:00+00:00", "2026-08-01T01:00:00Z"),
+            session("no-start", None, "2026-08-01T01:00:00Z") | {"started_at": "unknown"},
+        ],
+    )
+    return target
+
+
+def scored(result: pytest.RunResult) -> list[str]:
+    return sorted({line.split("::")[1].split("[")[0] for line in result.stdout.lines if "::" in line})
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ([], ["august", "july-1", "july-31", "june", "no-start"]),
+        (["--session-eval-since", "2026-07-01"], ["august", "july-1", "july-31"]),
+        (["--session-eval-until", "2026-07-31"], ["july-1", "july-31", "june"]),
+        (["--session-eval-since", "2026-07-01", "--session-eval-until", "2026-07-31"], ["july-1", "july-31"]),
+        (["--session-eval-since", "2026-07-01T00:00:00.001Z"], ["august", "july-31"]),
+        (["--session-eval-until", "2026-07-31T23:59:58Z"], ["july-1", "june"]),
+    ],
+)
+def test_since_and_until_filter_on_started_at(pytester: pytest.Pytester, metrics: Path, args: list[str], expected: list[str]) -> None:
+    result = pytester.runpytest("--session-eval", str(metrics), "--co", "-q", *args)
+    assert scored(result) == expected
+
+
+def test_since_and_until_as_ini_keys(pytester: pytest.Pytester, metrics: Path) -> None:
+    pytester.makeini("[pytest]\nsession_eval_since = 2026-07-01\nsession_eval_until = 2026-07-31\n")
+    assert scored(pytester.runpytest("--session-eval", str(metrics), "--co", "-q")) == ["july-1", "july-31"]
+    assert scored(pytester.runpytest("--session-eval", str(metrics), "--co", "-q", "--session-eval-until", "2026-08-01")) == ["august", "july-1", "july-31"]
+
+
+def test_a_sessions_items_stay_on_one_worker(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    pytester.makeini("[pytest]\n")
+    write_jsonl(pytester.path / "sessions.jsonl", [session(f"s{i:02d}", f"2026-07-{i + 1:02d}T09:00:00Z", f"2026-07-{i + 1:02d}T10:00:00Z") for i in range(12)])
+    result = pytester.runpytest_subprocess("--session-eval", "sessions.jsonl", "-n", "2", "--dist", "loadgroup", "-v")
+    workers: dict[str, set[str]] = defaultdict(set)
+    for line in result.stdout.lines:
+        match = re.match(r"\[(gw\d+)\].*sessions\.jsonl::(s\d+)\[", line)
+        if match:
+            workers[match.group(2)].add(match.group(1))
+    assert len(workers) == 12
+    assert all(len(on) == 1 for on in workers.values()), workers
+    assert len({w for on in workers.values() for w in on}) == 2
