@@ -134,6 +134,7 @@ class DimensionItem(_RecordItem):
                 ("score", verdict.score),
                 ("evidence", verdict.evidence),
                 ("line", evaluation.line),
+                ("started_at", evaluation.record.get("started_at")),
                 ("rubric_version", rubric_version),
                 ("rubric_sha256", rubric_sha256),
             ]

@@ -63,6 +63,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("--session-eval-judge-timeout", "session_eval_judge_timeout",
            "seconds a judge may take per session before its dimensions become cannot-determine",
            "string", "SECONDS"),
+    Option("--session-eval-html", "session_eval_html",
+           "write a self-contained HTML report of the scored sessions to PATH", "path", "PATH"),
     Option("--session-eval-rubric", "session_eval_rubric",
            "the rubric version to score with (default: rubric-v1; others come from the "
            "pytest_sessioneval_rubrics hook)", "string", "VERSION"),

@@ -14,11 +14,13 @@ from _pytest.pathlib import bestrelpath
 
 from . import options as opt
 from .engine import Evaluation, NoEligibleSession, Selection, evaluate, resolve_inputs
-from .engine import SessionEvaluation
+from . import html_extras
+from .engine import SessionEvaluation, SkippedSession
+from .html_report import ReportData, SessionRow, write_report
 from .journal import JournalError, append_records, is_journal, read_journal
 from .journal_items import JournalFile, StoredJournal
 from .nodes import SessionsFile, _RecordItem, warn_problems
-from .record import MODEL_SOURCES, build_record, hostname_hash
+from .record import MODEL_SOURCES, STANDARD_VERSION, build_record, hostname_hash
 from .verification import PLUGIN_VERSION
 from .reporting import Tally
 from .judge import Judge, JudgeContractError, judge_session
@@ -147,15 +149,22 @@ def pytest_configure(config: pytest.Config) -> None:
     else:
         run.model = _record_model(config, required=False)
     run.handle = _option(config, "--session-eval-handle")
+    html = _option(config, "--session-eval-html")
+    if html is not None and not is_worker(config):
+        run.html_path = _writable_file("--session-eval-html", html)
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(run, "session-eval-run")
+    html_extras.register(config)
     _add_collection_args(config, run.collected_paths())
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistTimestamp(config), "session-eval-xdist")
 
 
 def _writable_journal(path: Path) -> Path:
-    flag = "--session-eval-journal"
+    return _writable_file("--session-eval-journal", path)
+
+
+def _writable_file(flag: str, path: Path) -> Path:
     if path.exists() and not path.is_file():
         raise _usage(flag, f"{path}: not a file")
     if not path.parent.is_dir():
@@ -269,6 +278,7 @@ class SessionEvalRun:
         self.journal_messages: list[str] = []
         self.judges: list[Judge] | None = None
         self.judge_timeout: float | None = None
+        self.html_path: Path | None = None
         self.tally = Tally()
 
     def collected_paths(self) -> list[Path]:
@@ -367,9 +377,44 @@ class SessionEvalRun:
         self.tally.add(report)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        """Append the records of the sessions that ran: once, by the controller."""
-        if self.journal_path is None or is_worker(session.config):
+        """Write the journal and the HTML report: once, by the controller."""
+        if is_worker(session.config):
             return
+        if self.html_path is not None:
+            self._write_html(session.config)
+        if self.journal_path is not None:
+            self._append_journal(session)
+
+    def _write_html(self, config: pytest.Config) -> None:
+        sessions, not_scored = [], []
+        for path, evaluation in self.evaluations.items():
+            source = bestrelpath(config.rootpath, path)
+            for entry in evaluation.entries:
+                if isinstance(entry, SessionEvaluation) and entry.session_id in self.tally.sessions:
+                    sessions.append(SessionRow.from_evaluation(entry, source))
+                elif isinstance(entry, SkippedSession) and entry.session_id in self.tally.not_scored:
+                    not_scored.append((entry.session_id, entry.reason))
+        report = ReportData(
+            title="Session evaluation",
+            rubric_version=self.rubric.version,
+            rubric_sha256=self.rubric.sha256,
+            standard_version=STANDARD_VERSION,
+            plugin_version=PLUGIN_VERSION,
+            timestamp=self.timestamp,
+            dimension_order=self.rubric.dimension_ids,
+            sessions=tuple(sessions),
+            not_scored=tuple(not_scored),
+        )
+        assert self.html_path is not None
+        try:
+            write_report(report, self.html_path)
+        except OSError as exc:
+            self.journal_messages.append(f"ERROR: cannot write the HTML report {self.html_path}: {exc.strerror or exc}")
+            return
+        self.journal_messages.append(f"HTML report: {bestrelpath(config.invocation_params.dir, self.html_path)}")
+
+    def _append_journal(self, session: pytest.Session) -> None:
+        assert self.journal_path is not None
         records = [
             self._record(entry)
             for evaluation in self.evaluations.values()

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from .rubric import STATUSES
+from .intervals import DimensionRate, format_rate, ranking_note
+from .rubric import FAIL, PASS, STATUSES
 
 __all__ = ["Tally"]
 
@@ -67,7 +68,11 @@ class Tally:
             lines[0] += f", {len(self.not_scored)} not scored (abandoned or unfinished)"
         if self.unidentified:
             lines[0] += f", {self.unidentified} record(s) without a usable session_id"
-        lines.extend(_table(self.counts, dimension_order))
+        lines.extend(_table(self.counts, dimension_order, rates=True))
+        if self.counts:
+            rates = [DimensionRate.from_counts(d, self.counts[d]) for d in _ordered(self.counts, dimension_order)]
+            lines.append("Pass rate = pass / (pass + fail), over the sessions where the dimension applied.")
+            lines.append(ranking_note(rates))
         lines.append("Each dimension stands alone: there is no global score (aiat-llm-eval/1.0).")
         if self.judge_counts:
             lines.append("Advisory judge verdicts (uncalibrated; not part of the evaluation above, never fail the run):")
@@ -75,16 +80,22 @@ class Tally:
         return lines
 
 
-def _table(counts: dict[str, Counter[str]], order: tuple[str, ...]) -> list[str]:
-    """One row per dimension (in ``order``, then any others), one column per status."""
-    dimensions = [d for d in (*order, *sorted(set(counts) - set(order))) if d in counts]
+def _ordered(counts: dict[str, Counter[str]], order: tuple[str, ...]) -> list[str]:
+    """The dimensions counted, in ``order`` and then any others, sorted."""
+    return [d for d in (*order, *sorted(set(counts) - set(order))) if d in counts]
+
+
+def _table(counts: dict[str, Counter[str]], order: tuple[str, ...], rates: bool = False) -> list[str]:
+    """One row per dimension, one column per status, and (for graded tables) the pass rate."""
+    dimensions = _ordered(counts, order)
     if not dimensions:
         return []
     width = max([len("dimension"), *map(len, dimensions)])
-    rows = [f"{'dimension':<{width}}  " + "  ".join(STATUSES)]
+    rows = [f"{'dimension':<{width}}  " + "  ".join(STATUSES) + ("  pass rate" if rates else "")]
     for dimension in dimensions:
         cells = "  ".join(f"{counts[dimension][status]:>{len(status)}}" for status in STATUSES)
-        rows.append(f"{dimension:<{width}}  {cells}")
+        rate = f"  {format_rate(counts[dimension][PASS], counts[dimension][FAIL]).removeprefix('pass rate ')}" if rates else ""
+        rows.append(f"{dimension:<{width}}  {cells}{rate}")
     return rows
 
 

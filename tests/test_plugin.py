@@ -307,13 +307,17 @@ def test_terminal_summary_counts_per_dimension_and_never_a_global_score(pytester
         [
             "*= session evaluation =*",
             "rubric-v1: 4 session(s) scored",
-            "dimension * pass  fail  not-applicable  cannot-determine",
-            "verification-evidence * 1     1               1                 1",
-            "plan-fidelity * 1     1               1                 1",
-            "gate-health * 1     1               1                 1",
-            "process-safety * 3     1               0                 0",
-            "efficiency-kpis * 0     0               4                 0",
+            "dimension * pass  fail  not-applicable  cannot-determine  pass rate",
+            "verification-evidence * 1     1               1                 1  0.50 (n = 2, 95% CI 0.09–0.91)",
+            "plan-fidelity * 1     1               1                 1  0.50 (n = 2, 95% CI 0.09–0.91)",
+            "gate-health * 1     1               1                 1  0.50 (n = 2, 95% CI 0.09–0.91)",
+            "process-safety * 3     1               0                 0  0.75 (n = 4, 95% CI 0.30–0.95)",
+            "efficiency-kpis * 0     0               4                 0  n = 0, no pass rate",
+            "Pass rate = pass / (pass + fail), over the sessions where the dimension applied.",
+            "No two dimensions are ranked: every pair of 95% intervals overlaps*",
         ]
     )
+    one = pytester.runpytest("--session-eval", str(metrics), "-k", "s-pass")
+    one.stdout.fnmatch_lines(["plan-fidelity * 1     0               0                 0  1.00 (n = 1, no interval)"])
     summary = result.stdout.str().split("session evaluation", 1)[1].lower()
     assert not re.search(r"\b(overall|mean|average|global score:|total score)\b", summary)

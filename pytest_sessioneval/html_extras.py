@@ -1,0 +1,74 @@
+"""pytest-html integration: a "Verdict" and an "Evidence" column in pytest-html's results table.
+
+pytest-html (4.x) builds each row from HTML cells and lets plugins add their
+own through ``pytest_html_results_table_header`` and
+``pytest_html_results_table_row``. The values come from the report's
+``user_properties``, so they are there under pytest-xdist too, and are escaped
+before they become HTML.
+
+Register with ``register(config)`` from ``pytest_configure``: it does nothing
+when pytest-html is not installed, and registering twice is harmless.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from html import escape
+from typing import Any, Final
+
+import pytest
+
+from .rubric import JUDGE
+
+__all__ = ["PLUGIN_NAME", "HtmlColumns", "register", "verdict_and_evidence"]
+
+PLUGIN_NAME: Final = "session-eval-html-columns"
+
+# Right after pytest-html's "Result" and "Test" columns.
+_POSITION: Final = 2
+
+
+def verdict_and_evidence(user_properties: Iterable[tuple[str, Any]]) -> tuple[str, str]:
+    """What the two columns show for an item: its rubric status and evidence, or ``("", "")``.
+
+    A judge verdict is marked advisory; a session that is not scored shows
+    ``not scored`` and the reason.
+    """
+    props = dict(user_properties)
+    status = props.get("status")
+    if status is not None and "dimension" in props:
+        verdict = str(status) + (" (advisory judge)" if props.get("method") == JUDGE else "")
+        evidence = props.get("evidence")
+        return verdict, "" if evidence is None else str(evidence)
+    if props.get("eligible") is False:
+        return "not scored", str(props.get("reason") or "")
+    return "", ""
+
+
+class HtmlColumns:
+    """pytest-html hooks adding the "Verdict" and "Evidence" columns (escaped)."""
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_html_results_table_header(self, cells: list[str]) -> None:
+        """Add the two column headers; the verdict column sorts like pytest-html's own."""
+        cells.insert(_POSITION, '<th class="sortable" data-column-type="verdict">Verdict</th>')
+        cells.insert(_POSITION + 1, "<th>Evidence</th>")
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_html_results_table_row(self, report: pytest.TestReport | pytest.CollectReport, cells: list[str]) -> None:
+        """Add the item's verdict and evidence; other rows get empty cells, so columns line up."""
+        if not cells:  # another plugin dropped this row
+            return
+        verdict, evidence = verdict_and_evidence(getattr(report, "user_properties", ()))
+        cells.insert(_POSITION, f'<td class="col-verdict">{escape(verdict, quote=True)}</td>')
+        cells.insert(_POSITION + 1, f'<td class="col-evidence">{escape(evidence, quote=True)}</td>')
+
+
+def register(config: pytest.Config) -> bool:
+    """Register ``HtmlColumns`` when pytest-html is installed; ``True`` when it is registered."""
+    manager = config.pluginmanager
+    if not manager.hasplugin("html"):
+        return False
+    if not manager.has_plugin(PLUGIN_NAME):
+        manager.register(HtmlColumns(), PLUGIN_NAME)
+    return True
