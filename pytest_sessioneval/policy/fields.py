@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
-__all__ = ["FieldCheck", "FieldProblem", "check_fields", "field_rules", "show_value"]
+__all__ = ["FieldCheck", "FieldProblem", "check_fields", "field_rules", "reason_of", "show_value", "show_path"]
 
 _FOUND_WIDTH = 60
 
@@ -51,6 +51,13 @@ class FieldCheck:
         """The named fields that are missing or invalid, in the order given."""
         return [name for name in names if name not in self.values]
 
+    def explain_invalid(self, *names: str) -> str:
+        """Which of the named fields are unusable, as a clause ("field x is missing or invalid")."""
+        bad = self.invalid(*names)
+        if len(bad) == 1:
+            return f"field {bad[0]} is missing or invalid"
+        return f"fields {', '.join(bad)} are missing or invalid"
+
 
 def show_value(value: Any) -> str:
     """A value as JSON, shortened for a one-line message."""
@@ -81,11 +88,12 @@ def field_rules(model: type[BaseModel]) -> dict[str, str]:
     return {name: info.description or "" for name, info in model.model_fields.items()}
 
 
-def _path(name: str, loc: tuple[str | int, ...]) -> str:
+def show_path(name: str, loc: tuple[str | int, ...]) -> str:
+    """A field path as a maintainer writes it: ``quotas.per_label.x``, ``roles[2]``."""
     return name + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc)
 
 
-def _reason(message: str) -> str:
+def reason_of(message: str) -> str:
     """pydantic's message as the end of a sentence about a field."""
     if message.startswith("Value error, "):
         return message[len("Value error, "):]
@@ -115,8 +123,8 @@ def check_fields(model: type[BaseModel], raw: Mapping[str, Any]) -> FieldCheck:
                     FieldProblem(
                         name,
                         "invalid",
-                        f"field {_path(name, loc)} is {show_value(error['input'])}, "
-                        f"but {_reason(error['msg'])} (rule: {rules[name]})",
+                        f"field {show_path(name, loc)} is {show_value(error['input'])}, "
+                        f"but {reason_of(error['msg'])} (rule: {rules[name]})",
                     )
                 )
     if model.model_config.get("extra") != "forbid":

@@ -1,0 +1,52 @@
+"""Offline policy-envelope evals: routing-policy fixture sets and forward tests as pytest items.
+
+The pure part (records, rules, manifests, review) imports no pytest; the
+pytest layer is :mod:`.nodes` and :mod:`.plugin`.
+"""
+
+from __future__ import annotations
+
+from .envelope import DECISIONS, INVARIANTS, ROLES, Invariant, ScenarioRecord, WorkerCountRange
+from .golden import GoldenCase
+from .manifest import DatasetManifest, EnvelopeManifest, GoldenManifest, Quotas
+from .observation import WORKER_RESULT_FIELDS, Observation, compare, contract_breaches
+from .review import (
+    CHECKS,
+    DataFile,
+    DecisionLog,
+    EnvelopeSet,
+    GoldenSet,
+    ManifestLoad,
+    Verdict,
+    review_decision_log,
+    review_envelope_set,
+    review_golden_set,
+)
+
+__all__ = [
+    "CHECKS",
+    "DECISIONS",
+    "INVARIANTS",
+    "ROLES",
+    "WORKER_RESULT_FIELDS",
+    "DataFile",
+    "DatasetManifest",
+    "DecisionLog",
+    "EnvelopeManifest",
+    "EnvelopeSet",
+    "GoldenCase",
+    "GoldenManifest",
+    "GoldenSet",
+    "Invariant",
+    "ManifestLoad",
+    "Observation",
+    "Quotas",
+    "ScenarioRecord",
+    "Verdict",
+    "WorkerCountRange",
+    "compare",
+    "contract_breaches",
+    "review_decision_log",
+    "review_envelope_set",
+    "review_golden_set",
+]

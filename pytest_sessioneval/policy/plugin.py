@@ -1,0 +1,262 @@
+"""The pytest plugin of policy evals: options, input checks, collection, reporting hooks.
+
+Registered as its own ``pytest11`` entry point (``sessioneval-policy``). With
+``--policy-eval`` (or the ``policy_eval_paths`` ini key), every envelope set,
+the golden set its manifest names and the ``--policy-decisions`` file become
+``pytest.File`` nodes whose items are the checks of :mod:`.review`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+
+from .manifest import EnvelopeManifest, GoldenManifest
+from .nodes import PolicyCheckItem, PolicyDataFile
+from .options import add_options, get_option
+from .review import (
+    DataFile,
+    DecisionLog,
+    EnvelopeSet,
+    GoldenSet,
+    ManifestLoad,
+    Verdict,
+    review_decision_log,
+    review_envelope_set,
+    review_golden_set,
+)
+from .summary import PolicyTally
+
+__all__ = ["PolicyRun", "RUN_KEY"]
+
+#: The file an ``--policy-eval`` directory must hold.
+ENVELOPE_FILE: Final = "prompts.jsonl"
+#: The suffix of a manifest beside its data: ``prompts.jsonl`` -> ``prompts.manifest.json``.
+MANIFEST_SUFFIX: Final = ".manifest.json"
+
+RUN_KEY = pytest.StashKey["PolicyRun"]()
+_DEFAULT_ARGS = pytest.StashKey[list[str]]()
+
+
+def is_worker(config: pytest.Config) -> bool:
+    """True in a pytest-xdist worker process."""
+    return hasattr(config, "workerinput")
+
+
+def _usage(flag: str, message: str) -> pytest.UsageError:
+    return pytest.UsageError(f"{flag}: {message}")
+
+
+def _absolute(path: Path) -> Path:
+    # abspath, not resolve: pytest hands pytest_collect_file the path as given, symlinks kept.
+    return Path(os.path.abspath(path))
+
+
+def _readable_file(flag: str, path: Path) -> Path:
+    if not path.exists():
+        raise _usage(flag, f"{path}: no such file or directory")
+    if not path.is_file():
+        raise _usage(flag, f"{path}: not a file")
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as exc:
+        raise _usage(flag, f"{path}: cannot be read ({exc.strerror or exc})") from None
+    return _absolute(path)
+
+
+def manifest_beside(data: Path) -> Path:
+    """Where a data file's manifest is looked for: ``<stem>.manifest.json`` beside it."""
+    return data.with_name(data.stem + MANIFEST_SUFFIX)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Remember the paths pytest would collect before any plugin changes them."""
+    config.stash[_DEFAULT_ARGS] = list(config.args)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Check the inputs (a bad one is a usage error) and register the run."""
+    config.addinivalue_line(
+        "markers", "policy_eval: a check of a policy-eval dataset (envelope set, golden set, decisions)"
+    )
+    if RUN_KEY in config.stash:
+        return
+    paths: list[Path] = get_option(config, "--policy-eval")
+    manifest: Path | None = get_option(config, "--policy-manifest")
+    decisions: Path | None = get_option(config, "--policy-decisions")
+    if not paths:
+        for flag, given in (("--policy-manifest", manifest), ("--policy-decisions", decisions)):
+            if given is not None:
+                raise _usage(flag, "needs an envelope set to check: give --policy-eval PATH too")
+        return
+    run = PolicyRun.from_inputs(config, paths, manifest, decisions)
+    config.stash[RUN_KEY] = run
+    config.pluginmanager.register(run, "policy-eval-run")
+    _add_collection_args(config, run.data_files)
+
+
+def _add_collection_args(config: pytest.Config, files: list[Path]) -> None:
+    """Collect only the policy data when no test path was given, else both.
+
+    Another plugin may already have replaced the default paths with its own
+    data; then those stay and the policy data is added. Paths already present
+    are not added twice, so this is safe to repeat.
+    """
+    if not config.option.file_or_dir and config.args == config.stash.get(_DEFAULT_ARGS, None):
+        config.args[:] = []
+    present = {os.path.abspath(arg.split("::")[0]) for arg in config.args}
+    for path in files:
+        if str(path) not in present:
+            config.args.append(str(path))
+            present.add(str(path))
+
+
+@dataclass(frozen=True)
+class _EnvelopeSource:
+    file: DataFile
+    manifest: ManifestLoad[EnvelopeManifest]
+
+
+@dataclass(frozen=True)
+class _GoldenSource:
+    file: DataFile
+    manifest: ManifestLoad[GoldenManifest]
+
+
+class PolicyRun:
+    """One pytest run's policy evals, registered as a plugin while the run lasts."""
+
+    def __init__(
+        self,
+        envelopes: list[_EnvelopeSource],
+        goldens: list[_GoldenSource],
+        decisions: DataFile | None,
+    ) -> None:
+        self.envelopes = envelopes
+        self.goldens = goldens
+        self.decisions = decisions
+        self.verdicts: dict[Path, tuple[str, list[Verdict]]] = {}
+        self.tally = PolicyTally()
+
+    @classmethod
+    def from_inputs(
+        cls, config: pytest.Config, paths: list[Path], manifest: Path | None, decisions: Path | None
+    ) -> PolicyRun:
+        """Resolve and check every input path; read the (small) manifests to find golden sets."""
+        base = config.invocation_params.dir
+
+        def data_file(path: Path) -> DataFile:
+            label = os.path.relpath(path, base) if path.is_relative_to(base) else str(path)
+            return DataFile(path, label)
+
+        envelope_paths: list[Path] = []
+        for path in paths:
+            if path.is_dir():
+                if not (path / ENVELOPE_FILE).is_file():
+                    raise _usage("--policy-eval", f"{path}: directory holds no {ENVELOPE_FILE}")
+                path = path / ENVELOPE_FILE
+            resolved = _readable_file("--policy-eval", path)
+            if resolved not in envelope_paths:
+                envelope_paths.append(resolved)
+        if manifest is not None:
+            if len(envelope_paths) > 1:
+                raise _usage(
+                    "--policy-manifest",
+                    f"one manifest cannot serve {len(envelope_paths)} envelope sets; give one --policy-eval, "
+                    f"or put a <stem>{MANIFEST_SUFFIX} beside each set",
+                )
+            manifest = _readable_file("--policy-manifest", manifest)
+        decisions_file = None
+        if decisions is not None:
+            decisions = _readable_file("--policy-decisions", decisions)
+            if decisions in envelope_paths:
+                raise _usage("--policy-decisions", f"{decisions} is also given as an envelope set (--policy-eval)")
+            decisions_file = data_file(decisions)
+        envelopes = [
+            _EnvelopeSource(
+                data_file(path),
+                ManifestLoad.read(EnvelopeManifest, data_file(manifest or manifest_beside(path))),
+            )
+            for path in envelope_paths
+        ]
+        goldens: list[_GoldenSource] = []
+        for envelope in envelopes:
+            golden = envelope.manifest.golden_path
+            if golden is None:
+                continue
+            golden = _absolute(golden)
+            if golden in envelope_paths or (decisions_file and golden == decisions_file.path):
+                continue
+            if all(known.file.path != golden for known in goldens):
+                goldens.append(
+                    _GoldenSource(
+                        data_file(golden), ManifestLoad.read(GoldenManifest, data_file(manifest_beside(golden)))
+                    )
+                )
+        return cls(envelopes, goldens, decisions_file)
+
+    @property
+    def data_files(self) -> list[Path]:
+        """Every file this run turns into items."""
+        files = [source.file.path for source in self.envelopes]
+        files += [source.file.path for source in self.goldens]
+        if self.decisions is not None:
+            files.append(self.decisions.path)
+        return files
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """Read and review every data file once, before collection."""
+        try:
+            sets = [(source, EnvelopeSet.read(source.file)) for source in self.envelopes]
+            log = DecisionLog.read(self.decisions) if self.decisions is not None else None
+            goldens = [(source, GoldenSet.read(source.file)) for source in self.goldens]
+        except OSError as exc:
+            raise pytest.UsageError(f"policy eval: cannot read {exc.filename}: {exc.strerror or exc}") from None
+        for source, envelopes in sets:
+            self.verdicts[source.file.path] = ("envelope-set", review_envelope_set(envelopes, source.manifest, log))
+        if log is not None:
+            known: dict[str, list[str]] = {}
+            for _, envelopes in sets:
+                for scenario_id in sorted(envelopes.ids):
+                    known.setdefault(scenario_id, []).append(envelopes.file.label)
+            self.verdicts[log.file.path] = ("decisions", review_decision_log(log, known))
+        for golden_source, golden in goldens:
+            self.verdicts[golden_source.file.path] = ("golden-set", review_golden_set(golden, golden_source.manifest))
+
+    def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+        found = self.verdicts.get(_absolute(file_path))
+        if found is None:
+            return None
+        kind, verdicts = found
+        return PolicyDataFile.from_parent(parent, path=file_path, verdicts=verdicts, kind=kind)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.tally.add(report)
+
+    def pytest_terminal_summary(self, terminalreporter: Any, config: pytest.Config) -> None:
+        if is_worker(config):
+            return
+        lines = self.tally.lines()
+        if lines:
+            terminalreporter.write_sep("=", "policy evaluation")
+            for line in lines:
+                terminalreporter.write_line(line)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_json_runtest_metadata(item: pytest.Item, call: pytest.CallInfo[None]) -> dict[str, Any] | None:
+    """pytest-json-report: each policy item's verdict under ``metadata.policy_eval``."""
+    if isinstance(item, PolicyCheckItem):
+        return {"policy_eval": item.metadata()}
+    return None

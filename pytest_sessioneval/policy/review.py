@@ -1,0 +1,506 @@
+"""Reviewing policy data: every check of every data file, as a list of verdicts.
+
+This is the whole decision of what passes, fails or is skipped; the pytest
+layer only turns each :class:`Verdict` into an item named
+``<subject>[<check>]``. Subjects are the escaped scenario (or case) id, or
+``line-<N>`` for a line without a usable id, or ``dataset`` for the checks of
+the whole file; a subject already taken in the file gets ``@line-<N>``
+appended, so every item keeps its own node id. Check names are stable and
+listed in :data:`CHECKS`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from ..naming import escape_session_id
+from .envelope import INVARIANTS, ScenarioRecord
+from .fields import FieldCheck, check_fields, reason_of, show_path, show_value
+from .golden import GoldenCase, rationale_breach
+from .manifest import (
+    DEFAULT_GOLDEN_MANIFEST,
+    EnvelopeManifest,
+    GoldenManifest,
+    check_dataset,
+)
+from .observation import FORWARD_FIELDS, WORKER_RESULT_FIELDS, Observation, compare, contract_breaches, render_diff
+from .source import Document, DocumentFault, LineFault, SourceLine, describe_json, read_json_document, read_jsonl
+
+__all__ = [
+    "CHECKS",
+    "DataFile",
+    "DecisionLog",
+    "EnvelopeSet",
+    "GoldenSet",
+    "ManifestLoad",
+    "Outcome",
+    "Record",
+    "Verdict",
+    "review_decision_log",
+    "review_envelope_set",
+    "review_golden_set",
+]
+
+Outcome = Literal["passed", "failed", "skipped"]
+
+#: Every check name an item can carry, and what it checks.
+CHECKS: Final[dict[str, str]] = {
+    "blank-line": "the line is not blank",
+    "utf-8": "the line is valid UTF-8",
+    "line-length": "the line is within the length limit of one record",
+    "json": "the line (or golden-set element) is one JSON object",
+    "duplicate-key": "no JSON object repeats a key",
+    "fields": "every field is present, of its type and within its rule; no unknown field (golden cases may add their own)",
+    **{invariant.check: invariant.rule for invariant in INVARIANTS},
+    "unique-id": "no earlier record in the file has the same id",
+    "forward": "the observed decision lies inside the scenario's envelope",
+    "known-scenario": "the observation's scenario_id names a scenario of an envelope set",
+    "worker-contract": "every worker result has exactly the six contract fields",
+    "rationale": "a case of a group that needs a rationale has one",
+    "manifest": "the manifest beside the data is valid",
+    "min-records": "the file holds at least min_records records",
+    "required-ids": "every id in required_ids is present",
+    "quota:label=<label>": "the count of records with this label meets its quota",
+    "quota:locale=<locale>": "the count of records with this locale meets its quota",
+    "quota:label=<label>,locale=<locale>": "the count of records with this label and locale meets its quota",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class DataFile:
+    """A file of the dataset and the name messages give it."""
+
+    path: Path
+    label: str
+
+    def at(self, line: int | None) -> str:
+        """``label:line``, or the label alone for the whole file."""
+        return f"{self.label}:{line}" if line else self.label
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The outcome of one check; one pytest item.
+
+    ``source`` and ``line`` (1-based, ``None`` for a whole file) locate what
+    the check is about: the record's line, or the manifest entry declaring a
+    dataset-level rule. ``detail`` is the failure message, the skip reason, or
+    what held.
+    """
+
+    subject: str
+    check: str
+    outcome: Outcome
+    detail: str
+    source: DataFile
+    line: int | None
+    scenario_id: str | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.subject}[{escape_session_id(self.check)}]"
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """A line (or golden-set element) that holds one JSON object, with its fields checked."""
+
+    line: int
+    raw: dict[str, Any]
+    fields: FieldCheck
+    key: str | None  # the record's id, when it is a non-empty string
+
+
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def _record(model: type[BaseModel], line: int, raw: dict[str, Any], id_field: str) -> Record:
+    key = raw.get(id_field)
+    return Record(line, raw, check_fields(model, raw), key if isinstance(key, str) and key else None)
+
+
+def _entries(
+    model: type[BaseModel], lines: Iterable[SourceLine | LineFault], id_field: str
+) -> tuple[Record | LineFault, ...]:
+    return tuple(
+        entry if isinstance(entry, LineFault) else _record(model, entry.line, entry.value, id_field)
+        for entry in lines
+    )
+
+
+@dataclass(frozen=True)
+class _Dataset:
+    """A data file read whole: its records and the faults of its other lines."""
+
+    file: DataFile
+    entries: tuple[Record | LineFault, ...]
+
+    @property
+    def records(self) -> list[Record]:
+        return [entry for entry in self.entries if isinstance(entry, Record)]
+
+    @property
+    def ids(self) -> set[str]:
+        return {record.key for record in self.records if record.key is not None}
+
+
+@dataclass(frozen=True)
+class EnvelopeSet(_Dataset):
+    """A ``prompts.jsonl``: its scenario records and the faults of its other lines."""
+
+    @classmethod
+    def read(cls, file: DataFile) -> EnvelopeSet:
+        """Read and check the file; ``OSError`` if it cannot be read."""
+        return cls(file, _entries(ScenarioRecord, read_jsonl(file.path), "id"))
+
+
+@dataclass(frozen=True)
+class DecisionLog(_Dataset):
+    """A decisions file: one observation per scenario of a real run."""
+
+    @classmethod
+    def read(cls, file: DataFile) -> DecisionLog:
+        """Read and check the file; ``OSError`` if it cannot be read."""
+        return cls(file, _entries(Observation, read_jsonl(file.path), "scenario_id"))
+
+    def for_scenario(self, scenario_id: str) -> list[Record]:
+        """The observations of one scenario, in file order."""
+        return [record for record in self.records if record.key == scenario_id]
+
+
+@dataclass(frozen=True)
+class GoldenSet(_Dataset):
+    """A golden set: a JSON array of cases, each located at the line where it starts."""
+
+    @classmethod
+    def read(cls, file: DataFile) -> GoldenSet:
+        """Read and check the file; ``OSError`` if it cannot be read."""
+        try:
+            document = read_json_document(file.path)
+        except DocumentFault as fault:
+            return cls(file, (LineFault(fault.line, fault.check, fault.message),))
+        if type(document.value) is not list:
+            return cls(
+                file,
+                (LineFault(1, "json", f"holds {describe_json(document.value)}, but a golden set is a JSON array of cases"),),
+            )
+        repeated: dict[int, list[str]] = defaultdict(list)
+        for path, _ in document.repeated:
+            repeated[int(path[0])].append(".".join(map(str, path[1:])))
+        entries: list[Record | LineFault] = []
+        for position, case in enumerate(document.value):
+            line = document.line_of(position) or 1
+            if type(case) is not dict:
+                entries.append(LineFault(line, "json", f"holds {describe_json(case)}, but each case is a JSON object"))
+            elif position in repeated:
+                keys = ", ".join(map(repr, sorted(set(repeated[position]))))
+                entries.append(
+                    LineFault(line, "duplicate-key", f"starts a case that repeats the key(s) {keys}; keep exactly one")
+                )
+            else:
+                entries.append(_record(GoldenCase, line, case, "id"))
+        return cls(file, tuple(entries))
+
+
+@dataclass(frozen=True)
+class ManifestLoad(Generic[_Model]):
+    """A manifest as found: absent, unusable (with the problems), or valid."""
+
+    file: DataFile
+    found: bool
+    manifest: _Model | None = None
+    document: Document | None = None
+    problems: tuple[tuple[int | None, str], ...] = ()
+
+    @classmethod
+    def read(cls, model: type[_Model], file: DataFile) -> ManifestLoad[_Model]:
+        """Read and validate the manifest at ``file``; a missing file is ``found=False``."""
+        if not file.path.exists():
+            return cls(file, False)
+        try:
+            document = read_json_document(file.path)
+        except DocumentFault as fault:
+            return cls(file, True, problems=((fault.line, f"{file.label}: line {fault.line} {fault.message}"),))
+        except OSError as exc:
+            return cls(file, True, problems=((None, f"{file.label}: cannot be read ({exc.strerror or exc})"),))
+        problems = [
+            (line, f"{file.at(line)}: the key {'.'.join(map(str, path))!r} appears twice in one object; keep one")
+            for path, line in document.repeated
+        ]
+        if type(document.value) is not dict:
+            problems.append((1, f"{file.label}: holds {describe_json(document.value)}, but a manifest is a JSON object"))
+            return cls(file, True, document=document, problems=tuple(problems))
+        try:
+            manifest = model.model_validate(document.value)
+        except ValidationError as exc:
+            for error in exc.errors(include_url=False):
+                loc = tuple(error["loc"])
+                line = _line_of(document, loc)
+                what = show_path(str(loc[0]), loc[1:]) if loc else "the manifest"
+                if error["type"] == "extra_forbidden":
+                    text = f"{what} is not a manifest key; remove it or correct its spelling"
+                elif error["type"] == "missing":
+                    text = f"{what} is missing"
+                elif error["type"] == "value_error":
+                    text = f"{what}: {reason_of(error['msg'])}"
+                else:
+                    text = f"{what} is {show_value(error['input'])}, but {reason_of(error['msg'])}"
+                problems.append((line, f"{file.at(line)}: {text}"))
+            return cls(file, True, document=document, problems=tuple(problems))
+        if isinstance(manifest, EnvelopeManifest) and manifest.golden_set is not None:
+            golden = file.path.parent / manifest.golden_set
+            if not golden.is_file():
+                line = document.line_of("golden_set")
+                problems.append((line, f"{file.at(line)}: golden_set {manifest.golden_set!r} names no file ({golden})"))
+        if problems:
+            return cls(file, True, document=document, problems=tuple(problems))
+        return cls(file, True, manifest, document)
+
+    @property
+    def golden_path(self) -> Path | None:
+        """The golden set a valid envelope manifest names, resolved beside the manifest."""
+        if isinstance(self.manifest, EnvelopeManifest) and self.manifest.golden_set is not None:
+            return self.file.path.parent / self.manifest.golden_set
+        return None
+
+
+def _line_of(document: Document, path: Sequence[str | int]) -> int | None:
+    """The line of the longest prefix of ``path`` the document has."""
+    for end in range(len(path), 0, -1):
+        line = document.line_of(*path[:end])
+        if line is not None:
+            return line
+    return None
+
+
+class _Subjects:
+    """Hands out the subject of each record: its escaped id, unique within one file."""
+
+    def __init__(self) -> None:
+        self._taken: set[str] = set()
+
+    def claim(self, key: str | None, line: int) -> str:
+        base = escape_session_id(key) if key else f"line-{line}"
+        subject = base if base not in self._taken else f"{base}@line-{line}"
+        self._taken.add(subject)
+        return subject
+
+
+def _fault_verdict(file: DataFile, subject: str, fault: LineFault) -> Verdict:
+    return Verdict(subject, fault.check, "failed", f"{file.label}: line {fault.line} {fault.message}.", file, fault.line)
+
+
+def _fields_verdict(file: DataFile, subject: str, record: Record, who: str) -> Verdict:
+    where = file.at(record.line)
+    if record.fields.ok:
+        detail = f"{where}: {who}: every field is present and valid"
+        return Verdict(subject, "fields", "passed", detail, file, record.line, record.key)
+    detail = "\n".join(f"{where}: {who}: {problem.message}." for problem in record.fields.problems)
+    return Verdict(subject, "fields", "failed", detail, file, record.line, record.key)
+
+
+def _unique_verdict(file: DataFile, subject: str, record: Record, who: str, first: dict[str, int], fix: str) -> Verdict:
+    assert record.key is not None
+    where = file.at(record.line)
+    earlier = first.setdefault(record.key, record.line)
+    if earlier == record.line:
+        return Verdict(subject, "unique-id", "passed", f"{where}: {who}: the first with this id", file, record.line, record.key)
+    detail = f"{where}: {who} repeats the id of line {earlier}; {fix}."
+    return Verdict(subject, "unique-id", "failed", detail, file, record.line, record.key)
+
+
+def _dataset_verdicts(
+    file: DataFile, manifest: ManifestLoad[Any], records: Sequence[Record], noun: str
+) -> list[Verdict]:
+    if not manifest.found:
+        reason = (
+            f"no manifest: {manifest.file.label} does not exist, so {file.label} declares no "
+            "dataset-level rules (minimum records, required ids, quotas)"
+        )
+        return [Verdict("dataset", "manifest", "skipped", reason, file, None)]
+    if manifest.manifest is None:
+        detail = "\n".join(text for _, text in manifest.problems) + (
+            f"\nFix the manifest: until it is valid, no dataset-level rule of {file.label} is checked."
+        )
+        return [Verdict("dataset", "manifest", "failed", detail, manifest.file, manifest.problems[0][0])]
+    document = manifest.document
+    assert document is not None
+    findings = check_dataset(
+        manifest.manifest,
+        [record.raw for record in records],
+        data=file.label,
+        manifest_name=manifest.file.label,
+        noun=noun,
+    )
+    verdicts = [
+        Verdict("dataset", "manifest", "passed",
+                f"{manifest.file.label} is valid and declares {len(findings)} dataset-level rule(s)",
+                manifest.file, 1)
+    ]
+    for finding in findings:
+        line = _line_of(document, finding.key)
+        outcome: Outcome = "passed" if finding.held else "failed"
+        text = f"{manifest.file.at(line)}: {finding.message}" + ("." if not finding.held else "")
+        verdicts.append(Verdict("dataset", finding.check, outcome, text, manifest.file, line))
+    return verdicts
+
+
+def _forward_verdict(file: DataFile, subject: str, record: Record, decisions: DecisionLog) -> Verdict:
+    assert record.key is not None
+    log = decisions.file
+    def verdict(outcome: Outcome, detail: str) -> Verdict:
+        return Verdict(subject, "forward", outcome, detail, file, record.line, record.key)
+
+    if record.fields.invalid(*FORWARD_FIELDS):
+        return verdict(
+            "skipped", f"cannot compare: the envelope's {record.fields.explain_invalid(*FORWARD_FIELDS)} (see the fields check)"
+        )
+    seen = decisions.for_scenario(record.key)
+    if not seen:
+        return verdict("skipped", f"no observation for scenario {record.key!r} in {log.label}")
+    if len(seen) > 1:
+        lines = ", ".join(str(observation.line) for observation in seen)
+        return verdict(
+            "skipped",
+            f"{len(seen)} observations for scenario {record.key!r} in {log.label} (lines {lines}); "
+            "a forward test needs exactly one",
+        )
+    observed = seen[0]
+    if not observed.fields.ok:
+        return verdict(
+            "skipped",
+            f"cannot compare: the observation at {log.at(observed.line)} is invalid (see its fields check)",
+        )
+    envelope = ScenarioRecord.model_construct(**record.fields.values)
+    aspects = compare(envelope, Observation.model_validate(observed.raw))
+    outside = [aspect.name for aspect in aspects if not aspect.inside]
+    if not outside:
+        return verdict("passed", f"the observation at {log.at(observed.line)} lies inside the envelope")
+    return verdict(
+        "failed",
+        f"{file.at(record.line)}: scenario {record.key!r} was observed outside its envelope in "
+        f"{len(outside)} of {len(aspects)} aspects ({', '.join(outside)}), observed at "
+        f"{log.at(observed.line)}; fix the orchestrator, not the envelope:\n{render_diff(aspects)}",
+    )
+
+
+def review_envelope_set(
+    envelopes: EnvelopeSet,
+    manifest: ManifestLoad[EnvelopeManifest],
+    decisions: DecisionLog | None = None,
+) -> list[Verdict]:
+    """Every check of an envelope set, in file order, then the dataset-level ones.
+
+    With ``decisions``, each scenario with an id also gets its ``forward`` check.
+    """
+    file = envelopes.file
+    subjects = _Subjects()
+    first: dict[str, int] = {}
+    verdicts: list[Verdict] = []
+    for entry in envelopes.entries:
+        if isinstance(entry, LineFault):
+            verdicts.append(_fault_verdict(file, subjects.claim(None, entry.line), entry))
+            continue
+        subject = subjects.claim(entry.key, entry.line)
+        who = f"scenario {entry.key!r}" if entry.key else "the record"
+        verdicts.append(_fields_verdict(file, subject, entry, who))
+        for invariant in INVARIANTS:
+            if entry.fields.invalid(*invariant.reads):
+                outcome: Outcome = "skipped"
+                detail = f"cannot check: {entry.fields.explain_invalid(*invariant.reads)} (see the fields check)"
+            elif (breach := invariant.breach(entry.fields.values)) is not None:
+                outcome, detail = "failed", f"{file.at(entry.line)}: {who}: {breach} (rule: {invariant.rule})."
+            else:
+                outcome, detail = "passed", f"{file.at(entry.line)}: {who}: {invariant.rule}"
+            verdicts.append(Verdict(subject, invariant.check, outcome, detail, file, entry.line, entry.key))
+        if entry.key is not None:
+            verdicts.append(_unique_verdict(
+                file, subject, entry, who, first, "ids are unique in the file, so rename one or remove the repeat"
+            ))
+            if decisions is not None:
+                verdicts.append(_forward_verdict(file, subject, entry, decisions))
+    verdicts.extend(_dataset_verdicts(file, manifest, envelopes.records, "records"))
+    return verdicts
+
+
+def review_decision_log(decisions: DecisionLog, known: Mapping[str, Sequence[str]]) -> list[Verdict]:
+    """Every check of a decisions file: each observation's fields, id, scenario and worker results.
+
+    ``known`` maps every scenario id of the envelope sets under test to the
+    labels of the sets that define it; an observation of any other id fails.
+    """
+    file = decisions.file
+    subjects = _Subjects()
+    first: dict[str, int] = {}
+    sets = sorted({label for labels in known.values() for label in labels})
+    verdicts: list[Verdict] = []
+    for entry in decisions.entries:
+        if isinstance(entry, LineFault):
+            verdicts.append(_fault_verdict(file, subjects.claim(None, entry.line), entry))
+            continue
+        subject = subjects.claim(entry.key, entry.line)
+        where = file.at(entry.line)
+        who = f"observation for scenario {entry.key!r}" if entry.key else "the observation"
+        verdicts.append(_fields_verdict(file, subject, entry, who))
+        if entry.key is not None:
+            verdicts.append(_unique_verdict(
+                file, subject, entry, who, first, "a decisions file holds one observation per scenario, so remove one"
+            ))
+            if entry.key in known:
+                detail = f"{where}: scenario {entry.key!r} is defined in {', '.join(known[entry.key])}"
+                verdicts.append(Verdict(subject, "known-scenario", "passed", detail, file, entry.line, entry.key))
+            else:
+                detail = (
+                    f"{where}: {who}, but no envelope set under test defines that scenario "
+                    f"({', '.join(sets) or 'none given'}); correct scenario_id or add the scenario."
+                )
+                verdicts.append(Verdict(subject, "known-scenario", "failed", detail, file, entry.line, entry.key))
+        if entry.raw.get("worker_results") is not None:
+            if not entry.fields.valid("worker_results"):
+                outcome: Outcome = "skipped"
+                detail = "cannot check: field worker_results is not a list of JSON objects (see the fields check)"
+            elif breaches := contract_breaches(entry.fields.values["worker_results"]):
+                outcome = "failed"
+                detail = (
+                    f"{where}: {who}: {'; '.join(breaches)}; a worker result has exactly the six fields "
+                    f"{', '.join(WORKER_RESULT_FIELDS)}."
+                )
+            else:
+                outcome = "passed"
+                detail = f"{where}: every worker result has exactly the six contract fields"
+            verdicts.append(Verdict(subject, "worker-contract", outcome, detail, file, entry.line, entry.key))
+    return verdicts
+
+
+def review_golden_set(golden: GoldenSet, manifest: ManifestLoad[GoldenManifest]) -> list[Verdict]:
+    """Every check of a golden set: each case's fields, id and rationale, then the dataset-level ones."""
+    file = golden.file
+    subjects = _Subjects()
+    first: dict[str, int] = {}
+    rules: GoldenManifest = manifest.manifest or DEFAULT_GOLDEN_MANIFEST
+    verdicts: list[Verdict] = []
+    for entry in golden.entries:
+        if isinstance(entry, LineFault):
+            verdicts.append(_fault_verdict(file, subjects.claim(None, entry.line), entry))
+            continue
+        subject = subjects.claim(entry.key, entry.line)
+        who = f"case {entry.key!r}" if entry.key else "the case"
+        verdicts.append(_fields_verdict(file, subject, entry, who))
+        if entry.key is not None:
+            verdicts.append(_unique_verdict(
+                file, subject, entry, who, first, "ids are unique in the golden set, so rename one or remove the repeat"
+            ))
+        group = entry.fields.values.get("group")
+        if group in rules.rationale_required_for:
+            breach = rationale_breach(entry.fields.values, rules.rationale_required_for)
+            outcome: Outcome = "failed" if breach else "passed"
+            detail = f"{file.at(entry.line)}: {who}: " + (f"{breach}." if breach else "has a rationale")
+            verdicts.append(Verdict(subject, "rationale", outcome, detail, file, entry.line, entry.key))
+    verdicts.extend(_dataset_verdicts(file, manifest, golden.records, "cases"))
+    return verdicts

@@ -1,0 +1,646 @@
+"""Policy evals run as a user runs them: pytest with --policy-eval, outcomes, node ids, messages, reports."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "policy"
+SIX = ("conclusion", "evidence", "files_and_lines", "tests_or_checks", "risks", "recommended_parent_action")
+SCENARIO_CHECKS = (
+    "fields",
+    "decision-workers",
+    "delegate-min",
+    "roles-vs-workers",
+    "writers-vs-workers",
+    "writer-role",
+    "unique-id",
+)
+
+
+def scenario(**changes: Any) -> dict[str, Any]:
+    """A valid delegate scenario record, with ``changes`` applied (``None`` removes a field)."""
+    record: dict[str, Any] = {
+        "id": "fix-failing-test",
+        "prompt_or_scenario": "One unit test fails after a dependency bump; fix it.",
+        "expected_delegation_decision": "delegate",
+        "expected_worker_count_range": {"min": 1, "max": 2},
+        "expected_worker_role": ["Spark Worker", "Spark Tester"],
+        "expected_writer_count": 1,
+        "expected_parent_responsibility": ["review the diff"],
+        "expected_fallback": "parent-only",
+        "expected_safety_behavior": ["one writer at a time"],
+    }
+    for key, value in changes.items():
+        if value is None:
+            record.pop(key, None)
+        else:
+            record[key] = value
+    return record
+
+
+def parent_only(scenario_id: str = "explain-snippet", **changes: Any) -> dict[str, Any]:
+    return scenario(
+        **{
+            "id": scenario_id,
+            "expected_delegation_decision": "parent-only",
+            "expected_worker_count_range": {"min": 0, "max": 0},
+            "expected_worker_role": [],
+            "expected_writer_count": 0,
+            "expected_fallback": "none",
+            **changes,
+        }
+    )
+
+
+def observation(scenario_id: str = "fix-failing-test", **changes: Any) -> dict[str, Any]:
+    return {
+        "scenario_id": scenario_id,
+        "decision": "delegate",
+        "worker_count": 2,
+        "worker_roles": ["Spark Worker", "Spark Tester"],
+        "writer_count": 1,
+        "fallback": "parent-only",
+        **changes,
+    }
+
+
+def jsonl(*records: dict[str, Any]) -> str:
+    return "".join(json.dumps(record) + "\n" for record in records)
+
+
+def write(pytester: pytest.Pytester, name: str, text: str | bytes) -> Path:
+    path = pytester.path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def outcomes_by_nodeid(result: pytest.RunResult) -> dict[str, str]:
+    """``{nodeid: OUTCOME}`` from the ``-v`` listing."""
+    found: dict[str, str] = {}
+    for line in result.outlines:
+        for outcome in ("PASSED", "FAILED", "SKIPPED", "ERROR"):
+            marker = f" {outcome}"
+            if "::" in line and marker in line and not line.startswith(outcome):
+                found[line.split(marker)[0].strip()] = outcome
+    return found
+
+
+def run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict[str, str]]:
+    result = pytester.runpytest("-v", "-p", "no:cacheprovider", *args)
+    return result, outcomes_by_nodeid(result)
+
+
+def test_a_valid_set_becomes_one_item_per_check(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario(), parent_only()))
+    write(pytester, "test_unrelated.py", "def test_not_collected(): assert False\n")
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
+    expected = {f"prompts.jsonl::{sid}[{check}]" for sid in ("fix-failing-test", "explain-snippet") for check in SCENARIO_CHECKS}
+    assert set(outcomes) == expected | {"prompts.jsonl::dataset[manifest]"}
+    assert {nodeid: outcome for nodeid, outcome in outcomes.items() if outcome != "PASSED"} == {
+        "prompts.jsonl::dataset[manifest]": "SKIPPED"
+    }
+    result.assert_outcomes(passed=14, skipped=1)
+    assert result.ret == pytest.ExitCode.OK
+
+
+def test_with_test_paths_both_are_collected(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario()))
+    write(pytester, "test_other.py", "def test_other(): pass\n")
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "test_other.py")
+    assert "test_other.py::test_other" in outcomes
+    assert "prompts.jsonl::fix-failing-test[fields]" in outcomes
+    result.assert_outcomes(passed=8, skipped=1)
+
+
+@pytest.mark.parametrize(
+    ("record", "check", "message"),
+    [
+        (
+            parent_only(expected_worker_count_range={"min": 0, "max": 2}, expected_worker_role=["Spark Explorer"]),
+            "decision-workers",
+            "prompts.jsonl:2: scenario 'explain-snippet': expected_worker_count_range.max is 2 for a parent-only "
+            "scenario; set max to 0 or change expected_delegation_decision (rule: parent-only and disabled "
+            "scenarios create no workers (max == 0)).",
+        ),
+        (
+            scenario(id="needs-a-worker", expected_worker_count_range={"min": 0, "max": 2}),
+            "delegate-min",
+            "prompts.jsonl:2: scenario 'needs-a-worker': expected_worker_count_range.min is 0 for a delegate scenario",
+        ),
+        (
+            parent_only(expected_worker_role=["Spark Explorer"]),
+            "roles-vs-workers",
+            "prompts.jsonl:2: scenario 'explain-snippet': expected_worker_role lists 'Spark Explorer' although "
+            "expected_worker_count_range.max is 0",
+        ),
+        (
+            # Writers beyond max 0 always break a second rule too: here writer-role (no 'Spark Worker').
+            parent_only(expected_writer_count=1, expected_worker_role=[]),
+            "writers-vs-workers",
+            "prompts.jsonl:2: scenario 'explain-snippet': expected_writer_count is 1 but "
+            "expected_worker_count_range.max is 0",
+        ),
+        (
+            scenario(id="tester-writes", expected_worker_role=["Spark Tester"]),
+            "writer-role",
+            "prompts.jsonl:2: scenario 'tester-writes': expected_writer_count is 1 but expected_worker_role does "
+            "not list 'Spark Worker'",
+        ),
+        (
+            scenario(id="too-many", expected_worker_count_range={"min": 1, "max": 7}),
+            "fields",
+            "prompts.jsonl:2: scenario 'too-many': field expected_worker_count_range.max is 7, but it should be "
+            "less than or equal to 6 (rule:",
+        ),
+        (
+            scenario(),
+            "unique-id",
+            "prompts.jsonl:2: scenario 'fix-failing-test' repeats the id of line 1",
+        ),
+    ],
+)
+def test_each_rule_fails_its_own_item_naming_line_field_and_rule(
+    pytester: pytest.Pytester, record: dict[str, Any], check: str, message: str
+) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario(), record))
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
+    subject = record["id"] if check != "unique-id" else "fix-failing-test@line-2"
+    failed = {nodeid for nodeid, outcome in outcomes.items() if outcome == "FAILED"}
+    also = {"prompts.jsonl::explain-snippet[writer-role]"} if check == "writers-vs-workers" else set()
+    assert failed == {f"prompts.jsonl::{subject}[{check}]"} | also
+    assert message in result.stdout.str()
+    # The failure is the plugin's own short text, not a traceback into it.
+    assert "pytest_sessioneval" not in result.stdout.str()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_structural_errors_fail_at_their_line_and_other_lines_are_checked(pytester: pytest.Pytester) -> None:
+    good = json.dumps(scenario()).encode()
+    huge = b'{"id": "' + b"x" * (1 << 20) + b'"}'
+    text = b"\n".join(
+        [
+            good,
+            b"",
+            b'{"id": "a", "id": "b"}',
+            b"{not json",
+            b'{"id": "caf\xe9"}',
+            huge,
+            json.dumps(parent_only()).encode(),
+        ]
+    ) + b"\n"
+    write(pytester, "prompts.jsonl", text)
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
+    assert {nodeid: o for nodeid, o in outcomes.items() if o == "FAILED"} == {
+        "prompts.jsonl::line-2[blank-line]": "FAILED",
+        "prompts.jsonl::line-3[duplicate-key]": "FAILED",
+        "prompts.jsonl::line-4[json]": "FAILED",
+        "prompts.jsonl::line-5[utf-8]": "FAILED",
+        "prompts.jsonl::line-6[line-length]": "FAILED",
+    }
+    assert all(outcomes[f"prompts.jsonl::explain-snippet[{check}]"] == "PASSED" for check in SCENARIO_CHECKS)
+    out = result.stdout.str()
+    assert "prompts.jsonl: line 2 is blank; this format has no blank lines, remove it." in out
+    assert "prompts.jsonl: line 3 repeats the key(s) 'id' in one object" in out
+    assert "prompts.jsonl: line 4 is not valid JSON: Expecting property name enclosed in double quotes" in out
+    assert "prompts.jsonl: line 5 is not valid UTF-8 (byte 0xe9 at column 12)" in out
+    assert f"prompts.jsonl: line 6 is {len(huge)} bytes long, over the 1048576-byte limit" in out
+
+
+def test_reportinfo_points_at_the_record_line(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario(), parent_only(expected_worker_role=["Spark Explorer"])))
+    result, _ = run(pytester, "--policy-eval", "prompts.jsonl", "--junitxml=out.xml", "-o", "junit_family=xunit1")
+    cases = {case.get("name"): case for case in ET.parse(pytester.path / "out.xml").iter("testcase")}
+    failing = cases["explain-snippet[roles-vs-workers]"]
+    assert (failing.get("file"), failing.get("line")) == ("prompts.jsonl", "1")  # 0-based: line 2
+    assert cases["fix-failing-test[fields]"].get("line") == "0"
+    assert "explain-snippet[roles-vs-workers]" in result.stdout.str()
+
+
+# --- bad input -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--policy-eval", "missing.jsonl"], "ERROR: --policy-eval: */missing.jsonl: no such file or directory"),
+        (["--policy-eval", "empty-dir"], "ERROR: --policy-eval: */empty-dir: directory holds no prompts.jsonl"),
+        (["--policy-eval", "prompts.jsonl", "--policy-decisions", "nope.jsonl"],
+         "ERROR: --policy-decisions: */nope.jsonl: no such file or directory"),
+        (["--policy-eval", "prompts.jsonl", "--policy-manifest", "nope.json"],
+         "ERROR: --policy-manifest: */nope.json: no such file or directory"),
+        (["--policy-decisions", "prompts.jsonl"],
+         "ERROR: --policy-decisions: needs an envelope set to check: give --policy-eval PATH too"),
+        (["--policy-eval", "prompts.jsonl", "--policy-decisions", "prompts.jsonl"],
+         "ERROR: --policy-decisions: */prompts.jsonl is also given as an envelope set (--policy-eval)"),
+        (["--policy-eval", "prompts.jsonl", "--policy-eval", "other", "--policy-manifest", "m.json"],
+         "ERROR: --policy-manifest: one manifest cannot serve 2 envelope sets*"),
+    ],
+)
+def test_bad_arguments_are_usage_errors(pytester: pytest.Pytester, args: list[str], message: str) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario()))
+    write(pytester, "other/prompts.jsonl", jsonl(scenario()))
+    write(pytester, "m.json", "{}")
+    (pytester.path / "empty-dir").mkdir()
+    result = pytester.runpytest(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+    assert "Traceback" not in result.stderr.str() + result.stdout.str()
+
+
+def test_a_directory_holding_prompts_jsonl_is_accepted(pytester: pytest.Pytester) -> None:
+    write(pytester, "data/prompts.jsonl", jsonl(scenario()))
+    result, outcomes = run(pytester, "--policy-eval", "data")
+    assert "data/prompts.jsonl::fix-failing-test[fields]" in outcomes
+    result.assert_outcomes(passed=7, skipped=1)
+
+
+def test_an_empty_file_has_no_records_and_fails_min_records(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", "")
+    write(pytester, "prompts.manifest.json", '{"min_records": 1}')
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
+    assert outcomes == {"prompts.jsonl::dataset[manifest]": "PASSED", "prompts.jsonl::dataset[min-records]": "FAILED"}
+    result.stdout.fnmatch_lines(["*prompts.jsonl holds 0 records, fewer than the 1 that min_records in*"])
+
+
+# --- collection: only once, and alongside other data -----------------------------------------
+
+
+def test_each_item_is_collected_once(pytester: pytest.Pytester) -> None:
+    write(pytester, "data/prompts.jsonl", jsonl(scenario()))
+    result, _ = run(
+        pytester, "--policy-eval", "data/prompts.jsonl", "--policy-eval", "data", "data", "data/prompts.jsonl"
+    )
+    result.assert_outcomes(passed=7, skipped=1)
+
+
+def test_a_node_id_selects_exactly_its_item(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario(), parent_only()))
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "prompts.jsonl::explain-snippet[writer-role]")
+    assert outcomes == {"prompts.jsonl::explain-snippet[writer-role]": "PASSED"}
+
+
+def test_escaped_ids_round_trip_as_node_ids(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario(id="a::b[c]")))
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
+    nodeid = "prompts.jsonl::a:\\x3ab\\x5bc\\x5d[fields]"
+    assert outcomes[nodeid] == "FAILED"
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", nodeid)
+    assert outcomes == {nodeid: "FAILED"}
+
+
+def test_data_another_plugin_put_in_place_of_the_default_paths_stays(pytester: pytest.Pytester) -> None:
+    """Like --session-eval, a plugin may replace the default paths with its own data file first."""
+    write(pytester, "prompts.jsonl", jsonl(scenario()))
+    write(pytester, "test_own.py", "def test_own(): pass\n")
+    write(pytester, "test_default.py", "def test_default(): pass\n")
+    pytester.makeconftest(
+        """
+        import pytest
+
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_configure(config):
+            if not config.option.file_or_dir:
+                config.args[:] = [str(config.rootpath / "test_own.py")]
+        """
+    )
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
+    assert "test_own.py::test_own" in outcomes
+    assert "test_default.py::test_default" not in outcomes
+    assert "prompts.jsonl::fix-failing-test[fields]" in outcomes
+
+
+def test_together_with_session_eval(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario()))
+    write(pytester, "sessions.jsonl", '{"session_id": "s1"}\n')
+    write(pytester, "test_default.py", "def test_default(): pass\n")
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--session-eval", "sessions.jsonl")
+    assert any(nodeid.startswith("sessions.jsonl::") for nodeid in outcomes)
+    assert "prompts.jsonl::fix-failing-test[fields]" in outcomes
+    assert "test_default.py::test_default" not in outcomes
+
+
+# --- options from the ini file -----------------------------------------------------------------
+
+
+def test_ini_keys(pytester: pytest.Pytester) -> None:
+    write(pytester, "data/prompts.jsonl", jsonl(scenario()))
+    write(pytester, "data/decisions.jsonl", jsonl(observation()))
+    write(pytester, "data/m.json", '{"min_records": 2}')
+    pytester.makeini(
+        """
+        [pytest]
+        policy_eval_paths = data/prompts.jsonl
+        policy_decisions = data/decisions.jsonl
+        policy_manifest = data/m.json
+        """
+    )
+    result, outcomes = run(pytester)
+    assert outcomes["data/prompts.jsonl::fix-failing-test[forward]"] == "PASSED"
+    assert outcomes["data/decisions.jsonl::fix-failing-test[known-scenario]"] == "PASSED"
+    assert outcomes["data/prompts.jsonl::dataset[min-records]"] == "FAILED"
+
+
+def test_the_command_line_wins_over_the_ini_file(pytester: pytest.Pytester) -> None:
+    write(pytester, "a/prompts.jsonl", jsonl(scenario()))
+    write(pytester, "b/prompts.jsonl", jsonl(parent_only()))
+    pytester.makeini("[pytest]\npolicy_eval_paths = a/prompts.jsonl\n")
+    result, outcomes = run(pytester, "--policy-eval", "b/prompts.jsonl")
+    assert {nodeid.split("::")[0] for nodeid in outcomes} == {"b/prompts.jsonl"}
+
+
+# --- manifests and golden sets -----------------------------------------------------------------
+
+
+def test_manifest_beside_the_data(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario(), parent_only()))
+    write(
+        pytester,
+        "prompts.manifest.json",
+        json.dumps(
+            {
+                "min_records": 2,
+                "required_ids": ["explain-snippet", "secret-in-prompt"],
+                "quotas": {
+                    "label_field": "expected_delegation_decision",
+                    "per_label": {"delegate": 1, "parent-only": {"min": 2}},
+                },
+            },
+            indent=2,
+        ),
+    )
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
+    dataset = {nodeid: o for nodeid, o in outcomes.items() if "::dataset[" in nodeid}
+    assert dataset == {
+        "prompts.jsonl::dataset[manifest]": "PASSED",
+        "prompts.jsonl::dataset[min-records]": "PASSED",
+        "prompts.jsonl::dataset[required-ids]": "FAILED",
+        "prompts.jsonl::dataset[quota:label=delegate]": "PASSED",
+        "prompts.jsonl::dataset[quota:label=parent-only]": "FAILED",
+    }
+    out = result.stdout.str()
+    assert (
+        "prompts.manifest.json:3: prompts.jsonl lacks 1 of the 2 required id(s): 'secret-in-prompt'; add them, "
+        "or remove them from required_ids in prompts.manifest.json."
+    ) in out
+    assert (
+        "prompts.manifest.json:11: prompts.jsonl has 1 records with expected_delegation_decision 'parent-only', "
+        "but prompts.manifest.json requires at least 2 (quotas.per_label.parent-only)"
+    ) in out
+
+
+def test_an_explicit_manifest_replaces_the_one_beside(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario()))
+    write(pytester, "prompts.manifest.json", '{"min_records": 5}')
+    write(pytester, "owner/manifest.json", '{"min_records": 1}')
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--policy-manifest", "owner/manifest.json")
+    assert outcomes["prompts.jsonl::dataset[min-records]"] == "PASSED"
+
+
+def test_an_invalid_manifest_fails_one_item_and_says_where(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario()))
+    write(pytester, "prompts.manifest.json", '{\n  "min_records": "3",\n  "quota": {}\n}\n')
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
+    assert [nodeid for nodeid in outcomes if "dataset" in nodeid] == ["prompts.jsonl::dataset[manifest]"]
+    assert outcomes["prompts.jsonl::dataset[manifest]"] == "FAILED"
+    result.stdout.fnmatch_lines(
+        [
+            'prompts.manifest.json:2: min_records is "3", but it should be a valid integer',
+            "prompts.manifest.json:3: quota is not a manifest key; remove it or correct its spelling",
+        ]
+    )
+
+
+def test_no_manifest_is_a_skip_with_its_reason(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario()))
+    result, _ = run(pytester, "--policy-eval", "prompts.jsonl", "-rs")
+    result.stdout.fnmatch_lines(
+        ["SKIPPED [[]1[]] prompts.jsonl: no manifest: prompts.manifest.json does not exist, so prompts.jsonl*"]
+    )
+
+
+def test_golden_set_named_by_the_manifest(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario()))
+    write(pytester, "prompts.manifest.json", '{"golden_set": "golden/cases.json"}')
+    cases = [
+        {"id": "p-en", "group": "positive", "locale": "en"},
+        {"id": "n-en", "group": "negative", "locale": "en", "rationale": "one reply answers it"},
+        {"id": "n-de", "group": "negative", "locale": "de"},
+        {"id": "n-de", "group": "negative", "locale": "de", "rationale": "r"},
+    ]
+    write(pytester, "golden/cases.json", json.dumps(cases, indent=2))
+    write(
+        pytester,
+        "golden/cases.manifest.json",
+        json.dumps(
+            {
+                "min_records": 4,
+                "quotas": {"label_field": "group", "locale_field": "locale", "per_locale": {"en": 2, "de": 2}},
+                "rationale_required_for": ["negative"],
+            }
+        ),
+    )
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
+    golden = {nodeid: o for nodeid, o in outcomes.items() if nodeid.startswith("golden/")}
+    assert golden == {
+        "golden/cases.json::p-en[fields]": "PASSED",
+        "golden/cases.json::p-en[unique-id]": "PASSED",
+        "golden/cases.json::n-en[fields]": "PASSED",
+        "golden/cases.json::n-en[unique-id]": "PASSED",
+        "golden/cases.json::n-en[rationale]": "PASSED",
+        "golden/cases.json::n-de[fields]": "PASSED",
+        "golden/cases.json::n-de[unique-id]": "PASSED",
+        "golden/cases.json::n-de[rationale]": "FAILED",
+        "golden/cases.json::n-de@line-18[fields]": "PASSED",
+        "golden/cases.json::n-de@line-18[unique-id]": "FAILED",
+        "golden/cases.json::n-de@line-18[rationale]": "PASSED",
+        "golden/cases.json::dataset[manifest]": "PASSED",
+        "golden/cases.json::dataset[min-records]": "PASSED",
+        "golden/cases.json::dataset[quota:locale=en]": "PASSED",
+        "golden/cases.json::dataset[quota:locale=de]": "PASSED",
+    }
+    result.stdout.fnmatch_lines(["golden/cases.json:13: case 'n-de': the case is in group 'negative' but has no rationale*"])
+
+
+# --- forward tests -----------------------------------------------------------------------------
+
+
+def test_forward_tests(pytester: pytest.Pytester) -> None:
+    write(
+        pytester,
+        "prompts.jsonl",
+        jsonl(scenario(), parent_only(), parent_only("secret-in-prompt"), scenario(id="unobserved")),
+    )
+    good = dict.fromkeys(SIX, "x")
+    write(
+        pytester,
+        "decisions.jsonl",
+        jsonl(
+            observation(worker_results=[good, good]),
+            observation("explain-snippet", decision="delegate", worker_count=1, worker_roles=["Spark Worker"]),
+            observation("secret-in-prompt", decision="parent-only", worker_count=0, worker_roles=[], writer_count=0,
+                        fallback="none", worker_results=[{**good, "notes": "extra"}]),
+            observation("ghost"),
+        ),
+    )
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl", "-rs")
+    assert {n: o for n, o in outcomes.items() if n.endswith("[forward]")} == {
+        "prompts.jsonl::fix-failing-test[forward]": "PASSED",
+        "prompts.jsonl::explain-snippet[forward]": "FAILED",
+        "prompts.jsonl::secret-in-prompt[forward]": "PASSED",
+        "prompts.jsonl::unobserved[forward]": "SKIPPED",
+    }
+    assert {n: o for n, o in outcomes.items() if n.startswith("decisions.jsonl") and o != "PASSED"} == {
+        "decisions.jsonl::secret-in-prompt[worker-contract]": "FAILED",
+        "decisions.jsonl::ghost[known-scenario]": "FAILED",
+    }
+    assert outcomes["decisions.jsonl::fix-failing-test[worker-contract]"] == "PASSED"
+    result.stdout.fnmatch_lines(
+        [
+            "prompts.jsonl:2: scenario 'explain-snippet' was observed outside its envelope in 4 of 5 aspects "
+            "(decision, worker_count, worker_roles, writer_count), observed at decisions.jsonl:2; fix the "
+            "orchestrator, not the envelope:",
+            "  aspect        envelope (expected)           observed",
+            "  decision      parent-only                   delegate                                    OUTSIDE",
+            "  worker_count  0..0                          1                                           OUTSIDE",
+            "  worker_roles  any of: (none)                Spark Worker  (not expected: Spark Worker)  OUTSIDE",
+            "  writer_count  <= 0                          1                                           OUTSIDE",
+            "  fallback      any ('none' in the envelope)  parent-only                                 ok",
+        ],
+        consecutive=True,
+    )
+    result.stdout.fnmatch_lines(["SKIPPED [[]1[]] prompts.jsonl: no observation for scenario 'unobserved' in decisions.jsonl"])
+    result.stdout.fnmatch_lines(
+        ["decisions.jsonl:3: observation for scenario 'secret-in-prompt': worker result 1 adds 'notes'; a worker "
+         "result has exactly the six fields conclusion, evidence, files_and_lines, tests_or_checks, risks, "
+         "recommended_parent_action."]
+    )
+    result.stdout.fnmatch_lines(
+        ["decisions.jsonl:4: observation for scenario 'ghost', but no envelope set under test defines that "
+         "scenario (prompts.jsonl); correct scenario_id or add the scenario."]
+    )
+
+
+def test_bad_decision_lines_are_failed_items(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario()))
+    write(pytester, "decisions.jsonl", b'{"scenario_id": "fix-failing-test", "worker_count": "2"}\n\n\xff\n')
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl")
+    assert {n: o for n, o in outcomes.items() if n.startswith("decisions.jsonl")} == {
+        "decisions.jsonl::fix-failing-test[fields]": "FAILED",
+        "decisions.jsonl::fix-failing-test[unique-id]": "PASSED",
+        "decisions.jsonl::fix-failing-test[known-scenario]": "PASSED",
+        "decisions.jsonl::line-2[blank-line]": "FAILED",
+        "decisions.jsonl::line-3[utf-8]": "FAILED",
+    }
+    assert outcomes["prompts.jsonl::fix-failing-test[forward]"] == "SKIPPED"
+    result.stdout.fnmatch_lines(
+        ['decisions.jsonl:1: observation for scenario *: field worker_count is "2", but it should be a valid integer*']
+    )
+
+
+# --- reports -----------------------------------------------------------------------------------
+
+
+def test_json_report_metadata(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario(), scenario(id="tester-writes", expected_worker_role=["Spark Tester"])))
+    pytester.runpytest("--policy-eval", "prompts.jsonl", "--json-report", "--json-report-file=report.json")
+    report = json.loads((pytester.path / "report.json").read_text())
+    tests = {test["nodeid"]: test for test in report["tests"]}
+    failed = tests["prompts.jsonl::tester-writes[writer-role]"]
+    assert failed["outcome"] == "failed"
+    assert failed["lineno"] == 1
+    metadata = failed["metadata"]["policy_eval"]
+    assert metadata == {
+        "file": "prompts.jsonl",
+        "subject": "tester-writes",
+        "scenario_id": "tester-writes",
+        "check": "writer-role",
+        "line": 2,
+        "outcome": "failed",
+        "detail": metadata["detail"],
+    }
+    assert metadata["detail"].startswith("prompts.jsonl:2: scenario 'tester-writes': expected_writer_count is 1")
+    skipped = tests["prompts.jsonl::dataset[manifest]"]
+    assert skipped["metadata"]["policy_eval"]["outcome"] == "skipped"
+    assert skipped["metadata"]["policy_eval"]["line"] is None
+
+
+def test_junit_properties(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario()))
+    pytester.runpytest("--policy-eval", "prompts.jsonl", "--junitxml=out.xml")
+    case = next(c for c in ET.parse(pytester.path / "out.xml").iter("testcase") if c.get("name") == "fix-failing-test[fields]")
+    properties = {p.get("name"): p.get("value") for p in case.iter("property")}
+    assert properties["policy_check"] == "fields"
+    assert properties["scenario_id"] == "fix-failing-test"
+    assert properties["line"] == "1"
+    assert properties["policy_file"] == "prompts.jsonl"
+
+
+def test_terminal_summary_counts_per_check(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario(), parent_only(expected_worker_role=["Spark Explorer"])))
+    result = pytester.runpytest("--policy-eval", "prompts.jsonl")
+    result.stdout.fnmatch_lines(
+        [
+            "*= policy evaluation =*",
+            "15 policy check(s)",
+            "check               passed  failed  skipped",
+            "fields                   2       0        0",
+            "decision-workers         2       0        0",
+            "delegate-min             2       0        0",
+            "roles-vs-workers         1       1        0",
+            "writers-vs-workers       2       0        0",
+            "writer-role              2       0        0",
+            "unique-id                2       0        0",
+            "manifest                 0       0        1",
+        ],
+        consecutive=True,
+    )
+
+
+def test_strict_markers(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario()))
+    result = pytester.runpytest("--policy-eval", "prompts.jsonl", "--strict-markers", "-m", "policy_eval")
+    result.assert_outcomes(passed=7, skipped=1)
+
+
+def test_under_xdist_outcomes_are_the_same(pytester: pytest.Pytester) -> None:
+    shutil.copytree(EXAMPLES, pytester.path / "policy")
+    args = ("--policy-eval", "policy/prompts.jsonl", "--policy-decisions", "policy/decisions.jsonl")
+    serial = pytester.runpytest(*args).parseoutcomes()
+    parallel = pytester.runpytest(*args, "-n", "2")
+    assert parallel.parseoutcomes() == serial
+    parallel.stdout.fnmatch_lines(["*= policy evaluation =*", "forward                 10       1        1"])
+
+
+# --- the examples and the data's integrity ----------------------------------------------------
+
+
+def test_the_examples_exercise_every_outcome(pytester: pytest.Pytester) -> None:
+    shutil.copytree(EXAMPLES, pytester.path / "policy")
+    before = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in (pytester.path / "policy").iterdir()}
+    result, outcomes = run(
+        pytester, "--policy-eval", "policy/prompts.jsonl", "--policy-decisions", "policy/decisions.jsonl"
+    )
+    assert {n: o for n, o in outcomes.items() if o != "PASSED"} == {
+        "policy/prompts.jsonl::hotfix-two-explorers[writer-role]": "FAILED",
+        "policy/prompts.jsonl::fix-failing-test[forward]": "FAILED",
+        "policy/prompts.jsonl::dependency-audit[forward]": "SKIPPED",
+        "policy/decisions.jsonl::bulk-doc-update[worker-contract]": "FAILED",
+        "policy/decisions.jsonl::summarize-meeting-notes[known-scenario]": "FAILED",
+    }
+    assert any(n.startswith("policy/golden.json::dataset[quota:") for n in outcomes)
+    assert "policy/prompts.jsonl::dataset[required-ids]" in outcomes
+    result.assert_outcomes(passed=169, failed=4, skipped=1)
+    # The expected data is never rewritten, whatever the outcome.
+    after = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in (pytester.path / "policy").iterdir()}
+    assert after == before
