@@ -75,7 +75,10 @@ def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutco
         for _, stored in read_journal(path, []):
             run = stored.get("run_id")
             if isinstance(run, str):
-                by_run.setdefault(run, _canonical(stored))
+                try:
+                    by_run.setdefault(run, _canonical(stored))
+                except TypeError:  # unencodable stored text never equals a new record
+                    by_run.setdefault(run, b"")
             version = stored.get("rubric_version")
             provenance = stored.get("provenance")
             digest = provenance.get("rubric_sha256") if isinstance(provenance, dict) else None
@@ -94,7 +97,12 @@ def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutco
             except InvalidRecord as exc:
                 outcome.refused.append(f"{run}: invalid record, not written: {exc}")
                 continue
-            canonical = _canonical(record)
+            try:
+                canonical = _canonical(record)
+                line = orjson.dumps(record) + b"\n"
+            except TypeError as exc:  # e.g. a lone surrogate in a session id
+                outcome.refused.append(f"{run}: cannot be written as UTF-8 JSON ({exc}); not written")
+                continue
             if run in by_run:
                 if by_run[run] == canonical:
                     outcome.unchanged.append(run)
@@ -116,7 +124,7 @@ def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutco
                 continue
             rubric_hash.setdefault(version, digest)
             by_run[run] = canonical
-            chunks.append(orjson.dumps(record) + b"\n")
+            chunks.append(line)
             outcome.written.append(run)
         if outcome.written:
             data = b"".join(chunks)
