@@ -7,9 +7,11 @@ nothing; bad lines become ``InputProblem`` entries, never exceptions.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import gc
+from array import array
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Final, Union
 
 from .events import EventIndex, read_events
 from .jsonl import InputProblem, iter_objects
@@ -21,9 +23,9 @@ from .sessions import (
     SessionLine,
     Window,
     eligibility,
-    latest_eligible,
     session_id_problem,
     session_window,
+    usable_session_id,
 )
 from .timestamps import parse_timestamp_ms
 
@@ -143,62 +145,232 @@ def evaluate(
     events_path: Path | None,
     selection: Selection = Selection(),
     rubric: Rubric = RUBRIC_V1,
+    *,
+    check_every_event_line: bool = True,
 ) -> Evaluation:
     """Score the selected sessions of ``sessions_path`` against ``rubric``.
+
+    ``check_every_event_line=False`` decodes only the event lines that can name
+    an event the rubric reads: the same verdicts, faster, but a broken line of
+    another event kind is not reported.
 
     Raises ``OSError`` when a file cannot be read and ``NoEligibleSession`` when
     ``selection.latest`` finds nothing to score.
     """
+    # Scoring creates a few objects per session and frees none of them until the
+    # end, so the cyclic collector would walk the growing heap again and again
+    # (for nothing: decoded JSON and verdicts hold no cycles). It is paused for
+    # the call and restored after.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _evaluate(sessions_path, events_path, selection, rubric, check_every_event_line)
+    finally:
+        if collecting:
+            if gc.get_freeze_count() == 0:
+                # Hand what was allocated meanwhile to the oldest generation at once
+                # (freeze + unfreeze only moves lists and resets the young count);
+                # else the first young collection after this call would walk all of
+                # it. Skipped when the caller has frozen objects of its own.
+                gc.freeze()
+                gc.unfreeze()
+            gc.enable()
+
+
+def _evaluate(
+    sessions_path: Path,
+    events_path: Path | None,
+    selection: Selection,
+    rubric: Rubric,
+    check_every_event_line: bool,
+) -> Evaluation:
     result = Evaluation(sessions_path, events_path, rubric)
-    lines = [SessionLine(n, record) for n, record in iter_objects(sessions_path, result.problems)]
-    windows = [session_window(entry.record) for entry in lines]
-    peer_index = PeerIndex(
-        (window, entry.record.get("session_id"))
-        for entry, window in zip(lines, windows)
-        if window is not None
-    )
-    window_of = {entry.line: window for entry, window in zip(lines, windows)}
-    events = read_events(events_path, result.problems)
+    problems = result.problems
 
-    authoritative: dict[str, SessionLine] = {}
-    unidentified: list[SessionLine] = []
-    for entry in lines:
-        sid = entry.session_id
-        if sid is None:
-            unidentified.append(entry)
+    # One pass over sessions.jsonl: per decoded line its number, record and window.
+    numbers = array("q")
+    records: list[dict[str, Any] | None] = []
+    windows: list[Window | None] = []
+    with_window: list[tuple[Window, object]] = []
+    last_line_of: dict[str, int] = {}  # usable session_id -> index of its authoritative line
+    unidentified: list[int] = []
+    for number, record in iter_objects(sessions_path, problems):
+        index = len(records)
+        numbers.append(number)
+        records.append(record)
+        window = session_window(record)
+        windows.append(window)
+        raw_id = record.get("session_id")
+        if window is not None:
+            with_window.append((window, raw_id))
+        if type(raw_id) is str and raw_id:
+            last_line_of[raw_id] = index
         else:
-            authoritative[sid] = entry
-    result.session_ids = frozenset(authoritative)
+            unidentified.append(index)
+    result.session_ids = frozenset(last_line_of)
+    peer_index = PeerIndex(with_window)
+    del with_window
 
-    chosen: list[SessionLine]
+    pick: int | None = None
     if selection.latest:
-        pick = latest_eligible(lines)
-        if pick is None:
-            raise NoEligibleSession(
-                f"{sessions_path}: no eligible session to score (every record is abandoned, "
-                "unfinished, or shows no evidence of work)"
-            )
-        chosen = [pick]
+        pick = next(
+            (i for i in range(len(records) - 1, -1, -1) if eligibility(records[i]) is None),  # type: ignore[arg-type]
+            None,
+        )
+        chosen = [] if pick is None else [pick]
     else:
-        chosen = sorted([*authoritative.values(), *unidentified], key=lambda entry: entry.line)
+        chosen = sorted([*last_line_of.values(), *unidentified])
+    del last_line_of, unidentified
 
-    for entry in chosen:
-        sid = entry.session_id
+    # Decide every chosen line before reading events, so that only what scoring
+    # needs is kept: the records to score and the start stamps to look up.
+    # Entries not scored are final now; a scored one gets its place (None) now
+    # and its evaluation below.
+    entries = result.entries
+    to_score = array("q")  # indices into records, in entry order
+    places = array("q")  # where each of them goes in entries
+    for index in chosen:
+        record = records[index]
+        assert record is not None
+        sid = usable_session_id(record)
         if selection.session_ids is not None and sid not in selection.session_ids:
             continue
-        if not selection.admits_start(entry.record):
+        if not selection.admits_start(record):
             continue
         if sid is None:
-            result.entries.append(
-                UnidentifiedRecord(entry.line, session_id_problem(entry.record))
-            )
+            entries.append(UnidentifiedRecord(numbers[index], session_id_problem(record)))
             continue
-        reason = None if selection.latest or selection.explicit else eligibility(entry.record)
+        reason = None if selection.latest or selection.explicit else eligibility(record)
         if reason is not None:
-            result.entries.append(SkippedSession(sid, entry.line, reason))
+            entries.append(SkippedSession(sid, numbers[index], reason))
             continue
-        result.entries.append(score_line(entry, window_of[entry.line], peer_index, events, rubric))
+        to_score.append(index)
+        places.append(len(entries))
+        entries.append(None)  # type: ignore[arg-type]
+    del chosen
+    scored = bytearray(len(records))
+    for index in to_score:
+        scored[index] = 1
+    for index, wanted in enumerate(scored):
+        if not wanted:
+            records[index] = windows[index] = None
+    del scored
+    stamps = {
+        stamp: stamp
+        for index in to_score
+        if type(stamp := records[index].get("started_at")) is str  # type: ignore[union-attr]
+    }
+
+    events = read_events(events_path, problems, stamps, check_every_event_line)
+    del stamps
+    if selection.latest and pick is None:
+        raise NoEligibleSession(
+            f"{sessions_path}: no eligible session to score (every record is abandoned, "
+            "unfinished, or shows no evidence of work)"
+        )
+
+    score = rubric.score
+    share = _VerdictPool()
+    peers_of = peer_index.peers
+    host_class = events.host_class
+    for index, place in zip(to_score, places):
+        record = records[index]
+        assert record is not None
+        sid = record["session_id"]
+        window = windows[index]
+        kpis = extract_kpis(record, window)
+        peers = peers_of(sid, window)
+        entries[place] = SessionEvaluation(
+            session_id=sid,
+            line=numbers[index],
+            record=record,
+            window=window,
+            peers=peers,
+            kpis=kpis,
+            dimensions=share(score(SessionContext(record, window, peers, events, kpis))),
+            host_class=host_class(record.get("started_at")),
+        )
     return result
+
+
+_VERDICT_FIELDS: Final = ("id", "method", "status", "evidence", "score", "scored")
+
+
+class _VerdictPool:
+    """Hands out one shared object for equal verdicts.
+
+    Most sessions share most of their evidence sentences word for word; one
+    ``DimensionVerdict`` object (immutable) per distinct verdict keeps 100,000
+    scored sessions within memory. A verdict is shared only when every field is
+    the same value of the same type (``1`` is not ``1.0``, ``0.0`` is not
+    ``-0.0``). After a trial, only the positions (dimensions) whose verdicts do
+    repeat are still looked up; sharing never changes a value, only which
+    object holds it.
+    """
+
+    _TRIAL: Final = 512
+    _WORTH: Final = 0.25  # minimum share of repeats during the trial to stay pooled
+
+    def __init__(self) -> None:
+        self._pool: dict[tuple[Any, ...], DimensionVerdict] = {}
+        self._calls = 0
+        self._repeats: list[int] = []
+        self._positions: tuple[int, ...] | None = None  # decided after the trial
+        self._enabled = tuple(f.name for f in fields(DimensionVerdict)) == _VERDICT_FIELDS
+
+    @staticmethod
+    def _key(verdict: DimensionVerdict) -> tuple[Any, ...] | None:
+        """What makes two verdicts the same; ``None`` for one that is never shared."""
+        score = verdict.score
+        kind = type(score)
+        if not (score is None or kind is int or kind is float) or type(verdict.evidence) is not str:
+            return None  # an unusual verdict (custom rubric): keep it as it is
+        return (
+            verdict.evidence,
+            verdict.id,
+            verdict.status,
+            verdict.method,
+            verdict.scored,
+            kind,
+            score,
+            repr(score) if score == 0 else None,  # the sign of a zero
+        )
+
+    def _shared(self, verdict: DimensionVerdict) -> DimensionVerdict:
+        key = self._key(verdict)
+        if key is None:
+            return verdict
+        try:
+            return self._pool.setdefault(key, verdict)
+        except TypeError:  # an unhashable field (custom rubric)
+            return verdict
+
+    def __call__(self, verdicts: tuple[DimensionVerdict, ...]) -> tuple[DimensionVerdict, ...]:
+        if not self._enabled:
+            return verdicts
+        share = self._shared
+        positions = self._positions
+        if positions is None:
+            repeats = self._repeats
+            repeats.extend([0] * (len(verdicts) - len(repeats)))
+            shared = []
+            for position, verdict in enumerate(verdicts):
+                seen = share(verdict)
+                repeats[position] += seen is not verdict
+                shared.append(seen)
+            self._calls += 1
+            if self._calls == self._TRIAL:
+                self._positions = tuple(
+                    position for position, count in enumerate(repeats) if count >= self._TRIAL * self._WORTH
+                )
+            return tuple(shared)
+        if not positions:
+            return verdicts
+        shared = list(verdicts)
+        for position in positions:
+            if position < len(shared):
+                shared[position] = share(shared[position])
+        return tuple(shared)
 
 
 def score_line(
@@ -227,13 +399,20 @@ def score_line(
 
 
 def score_sessions(
-    path: str | Path, events: str | Path | None = None, *, rubric: Rubric = RUBRIC_V1
+    path: str | Path,
+    events: str | Path | None = None,
+    *,
+    rubric: Rubric = RUBRIC_V1,
+    check_every_event_line: bool = True,
 ) -> list[SessionEvaluation]:
     """Score every eligible session of a ``sessions.jsonl`` (or a directory holding one).
 
     ``events`` defaults to the ``events.jsonl`` beside it, when there is one. The
     result lists the scored sessions in file order (the order of each session's
-    authoritative, last, line).
+    authoritative, last, line). ``check_every_event_line=False`` skips decoding
+    event lines no rubric-v1 dimension reads (see ``evaluate``).
     """
     sessions_path, events_path = resolve_inputs(Path(path), Path(events) if events else None)
-    return evaluate(sessions_path, events_path, rubric=rubric).scored
+    return evaluate(
+        sessions_path, events_path, rubric=rubric, check_every_event_line=check_every_event_line
+    ).scored

@@ -1,20 +1,29 @@
 """The telemetry stream, reduced to what rubric-v1 reads and indexed by time.
 
 ``events.jsonl`` can hold millions of lines, most of them event kinds no
-dimension looks at. Lines are located by byte search and only those that can
-name a relevant event (or that use ``\\u`` escapes, which could spell one) are
-decoded. Every decoded event is checked by its parsed ``event`` field, so the
-byte search only saves work; it never decides a verdict.
+dimension looks at. Lines are located by byte search over large blocks and only
+those that can name a relevant event (or that use ``\\u`` escapes, which could
+spell one) are decoded. Every decoded event is checked by its parsed ``event``
+field, so the byte search only saves work; it never decides a verdict.
+
+What is kept is small: the times of gate, guard and loop events in one sorted
+list with a prefix count per kind, the full-gate events as three columns, and
+the ``host_class`` of session starts (only for the ``started_at`` values asked
+for, when the caller says which). No raw line is kept; the file is read into
+one reused buffer.
 """
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path
 from typing import Any, Final
+
+import orjson
 
 from .jsonl import InputProblem, decode_object, iter_objects
 from .sessions import Window
@@ -30,17 +39,20 @@ __all__ = [
     "read_events",
 ]
 
-GATE_EVENTS: Final = frozenset(
-    {"orchestrator.quality_gate.passed", "orchestrator.quality_gate.failed"}
-)
+GATE_PASSED: Final = "orchestrator.quality_gate.passed"
+GATE_FAILED: Final = "orchestrator.quality_gate.failed"
+GATE_EVENTS: Final = frozenset({GATE_PASSED, GATE_FAILED})
 BLOCKED: Final = "orchestrator.destructive_guard.blocked"
 LOOP_WARNING: Final = "orchestrator.loop.warning"
 SESSION_STARTED: Final = "orchestrator.session.started"
 FULL_GATE: Final = "full-gate"
 
-# Every relevant event name contains one of these; ``\u`` catches escaped spellings.
-_NEEDLES: Final = (b"quality_gate", b"destructive_guard", b"loop.warning", b"session.started", b"\\u")
-_CHUNK: Final = 1 << 23
+# Every relevant event name contains one of these. A name spelt with ``\u``
+# escapes is caught by searching for the backslash (one fast memchr pass) and
+# keeping the lines that hold ``\u``.
+_NEEDLES: Final = (b"quality_gate", b"session.started", b"destructive_guard", b"loop.warning")
+_ESCAPE: Final = b"\\u"
+_CHUNK: Final = 1 << 22
 _BOM: Final = b"\xef\xbb\xbf"
 
 
@@ -62,130 +74,272 @@ class GateEvent:
         return is_exit_zero(self.exit_code)
 
 
-@dataclass(slots=True)
-class EventIndex:
-    """Sorted, prefix-summed views of the relevant events: every window query is O(log E)."""
+# What a relevant row is, as bit flags (one byte per row while collecting).
+_GATE, _FAILING, _FULL, _BLOCKED, _LOOP = 1, 2, 4, 8, 16
 
-    has_events: bool = False
-    _gate_ts: list[int] = field(default_factory=list)
-    _gate_failing: list[int] = field(default_factory=lambda: [0])
-    _full: list[GateEvent] = field(default_factory=list)
-    _full_ts: list[int] = field(default_factory=list)
-    _kind_ts: dict[str, list[int]] = field(default_factory=dict)
-    _host_class: dict[str, str] = field(default_factory=dict)
 
-    @classmethod
-    def build(cls, events: Iterable[tuple[int, dict[str, Any]]], has_events: bool) -> EventIndex:
-        """Index ``(line, event)`` pairs given in file order."""
-        gates: list[tuple[int, bool]] = []
-        full: list[tuple[int, int, GateEvent]] = []
-        kinds: dict[str, list[int]] = {BLOCKED: [], LOOP_WARNING: []}
-        host_class: dict[str, str] = {}
-        for line, event in events:
-            name = event.get("event")
-            if name == SESSION_STARTED:
-                stamp, host = event.get("timestamp"), event.get("host_class")
-                if type(stamp) is str and type(host) is str and host.strip():
-                    host_class.setdefault(stamp, host)
-                continue
-            if name in GATE_EVENTS:
-                t = parse_timestamp_ms(event.get("timestamp"))
-                if t is None:
-                    continue
-                exit_code = event.get("exit_code")
-                gates.append((t, is_exit_zero(exit_code)))
-                if event.get("variant") == FULL_GATE:
-                    # Ties on time go to the first in file order: sort by (t, -line).
-                    full.append((t, -line, GateEvent(t, exit_code, line)))
-            elif name in kinds:
-                t = parse_timestamp_ms(event.get("timestamp"))
-                if t is not None:
-                    kinds[name].append(t)  # type: ignore[index]
-        gates.sort(key=lambda gate: gate[0])
-        full.sort(key=lambda entry: (entry[0], entry[1]))
-        for times in kinds.values():
-            times.sort()
-        index = cls(has_events=has_events)
-        index._gate_ts = [t for t, _ in gates]
-        index._gate_failing = [0, *accumulate(0 if ok else 1 for _, ok in gates)]
-        index._full = [entry[2] for entry in full]
-        index._full_ts = [entry[0] for entry in full]
-        index._kind_ts = kinds
-        index._host_class = host_class
+class _Collector:
+    """Accumulates the relevant facts of events given in file order."""
+
+    __slots__ = ("times", "kinds", "lines", "exits", "host_class", "_stamps", "_canonical", "_hosts")
+
+    def __init__(self, host_stamps: Collection[str] | None) -> None:
+        # One row per timed event that a window query counts, in file order.
+        self.times: list[int] = []
+        self.kinds = bytearray()
+        self.lines = array("q")
+        self.exits: list[Any] = []  # exit_code of gate rows, None for the others
+        self.host_class: dict[str, str] = {}
+        self._stamps = host_stamps
+        # A mapping gives the caller's own string for each stamp: no second copy is kept.
+        self._canonical = host_stamps if isinstance(host_stamps, Mapping) else None
+        self._hosts: dict[str, str] = {}
+
+    def add(self, line: int, event: dict[str, Any]) -> None:
+        """Take one decoded event object (``line`` is its 1-based line number)."""
+        name = event.get("event")
+        # Equality, not set membership: ``event`` may be any JSON value, lists included.
+        if name == GATE_PASSED or name == GATE_FAILED:
+            t = parse_timestamp_ms(event.get("timestamp"))
+            if t is None:
+                return
+            exit_code = event.get("exit_code")
+            kind = type(exit_code)
+            flags = _GATE if (kind is int or kind is float) and exit_code == 0 else _GATE | _FAILING  # is_exit_zero
+            if event.get("variant") == FULL_GATE:
+                flags |= _FULL
+            self.exits.append(exit_code)
+        elif name == SESSION_STARTED:
+            stamp = event.get("timestamp")
+            if type(stamp) is not str or (self._stamps is not None and stamp not in self._stamps):
+                return
+            host = event.get("host_class")
+            # The first start with a usable host_class wins.
+            if type(host) is str and host.strip() and stamp not in self.host_class:
+                if self._canonical is not None:
+                    stamp = self._canonical[stamp]
+                self.host_class[stamp] = self._hosts.setdefault(host, host)
+            return
+        elif name == BLOCKED or name == LOOP_WARNING:
+            t = parse_timestamp_ms(event.get("timestamp"))
+            if t is None:
+                return
+            flags = _BLOCKED if name == BLOCKED else _LOOP
+            self.exits.append(None)
+        else:
+            return
+        self.times.append(t)
+        self.kinds.append(flags)
+        self.lines.append(line)
+
+    def index(self, has_events: bool) -> EventIndex:
+        """The sorted, prefix-summed index of what was collected."""
+        times, kinds, lines, exits = self.times, self.kinds, self.lines, self.exits
+        if not _is_sorted(times):
+            # Stable: rows of equal time stay in file order (the full-gate tie rule needs it).
+            order = sorted(range(len(times)), key=times.__getitem__)
+            times = [times[i] for i in order]
+            kinds = bytearray(kinds[i] for i in order)
+            lines = array("q", [lines[i] for i in order])
+            exits = [exits[i] for i in order]
+        full = [i for i, flags in enumerate(kinds) if flags & _FULL]
+        index = EventIndex(has_events=has_events)
+        index._times = times
+        index._gates = _prefix_count(kinds, _GATE)
+        index._failing = _prefix_count(kinds, _FAILING)
+        index._fulls = _prefix_count(kinds, _FULL)
+        index._kinds = {BLOCKED: _prefix_count(kinds, _BLOCKED), LOOP_WARNING: _prefix_count(kinds, _LOOP)}
+        index._full_ts = [times[i] for i in full]
+        index._full_line = array("q", [lines[i] for i in full])
+        index._full_exit = [exits[i] for i in full]
+        index._host_class = self.host_class
         return index
 
-    @staticmethod
-    def _span(times: list[int], window: Window | None) -> tuple[int, int]:
+
+def _prefix_count(kinds: bytearray, flag: int) -> array[int]:
+    """``counts[i]``: how many of the first ``i`` rows carry ``flag`` (4-byte counts when they fit)."""
+    return array(
+        "i" if len(kinds) < 1 << 31 else "q",
+        accumulate((1 if flags & flag else 0 for flags in kinds), initial=0),
+    )
+
+
+def _is_sorted(values: list[int]) -> bool:
+    return all(a <= b for a, b in zip(values, values[1:]))
+
+
+@dataclass(slots=True)
+class EventIndex:
+    """The relevant events sorted by time, with prefix counts per kind.
+
+    A window is two bisections of one sorted list (done once per window, then
+    remembered for the next question about the same window); every count is
+    then a difference of prefix counts: O(log E) per window.
+    """
+
+    has_events: bool = False
+    _times: list[int] = field(default_factory=list)
+    _gates: Sequence[int] = field(default_factory=lambda: [0])
+    _failing: Sequence[int] = field(default_factory=lambda: [0])
+    _fulls: Sequence[int] = field(default_factory=lambda: [0])
+    _kinds: dict[str, Sequence[int]] = field(default_factory=dict)
+    # The full-gate events in time order (equal times in file order), as three columns.
+    _full_ts: list[int] = field(default_factory=list)
+    _full_exit: list[Any] = field(default_factory=list)
+    _full_line: Sequence[int] = field(default_factory=list)
+    _host_class: dict[str, str] = field(default_factory=dict)
+    _last: tuple[Window | None, int, int] = field(default=(None, 0, 0), compare=False, repr=False)
+
+    @classmethod
+    def build(
+        cls,
+        events: Iterable[tuple[int, dict[str, Any]]],
+        has_events: bool,
+        host_stamps: Collection[str] | None = None,
+    ) -> EventIndex:
+        """Index ``(line, event)`` pairs given in file order.
+
+        ``host_stamps``: when given, only session starts stamped with one of these
+        strings are remembered for ``host_class`` (a mapping from each string to
+        itself lets the index keep the caller's string objects as its keys).
+        """
+        collector = _Collector(host_stamps)
+        for line, event in events:
+            collector.add(line, event)
+        return collector.index(has_events)
+
+    def _span(self, window: Window | None) -> tuple[int, int]:
+        """``[lo, hi)``: the rows whose time lies in the window."""
+        last, lo, hi = self._last
+        if window is last and window is not None:
+            return lo, hi  # the scorers of one session ask about the same window object
         if window is None or window.end < window.start:
             return 0, 0
-        return bisect_left(times, window.start), bisect_right(times, window.end)
+        times = self._times
+        lo, hi = bisect_left(times, window.start), bisect_right(times, window.end)
+        self._last = (window, lo, hi)
+        return lo, hi
 
     def quality_gates(self, window: Window | None) -> tuple[int, int]:
         """``(gates, failing)`` in the window, gates being both quality_gate kinds."""
-        lo, hi = self._span(self._gate_ts, window)
-        return hi - lo, self._gate_failing[hi] - self._gate_failing[lo]
+        lo, hi = self._span(window)
+        return self._gates[hi] - self._gates[lo], self._failing[hi] - self._failing[lo]
 
     def full_gates(self, window: Window | None) -> tuple[int, GateEvent | None]:
         """``(count, deciding)``: full-gates in the window and the latest one (first on ties)."""
-        lo, hi = self._span(self._full_ts, window)
-        return hi - lo, (self._full[hi - 1] if hi > lo else None)
+        lo, hi = self._span(window)
+        first, end = self._fulls[lo], self._fulls[hi]
+        if end <= first:
+            return 0, None
+        # The first, in file order, of the full-gates sharing the greatest time.
+        times = self._full_ts
+        at = bisect_left(times, times[end - 1], first, end)
+        return end - first, GateEvent(times[at], self._full_exit[at], self._full_line[at])
 
     def count(self, kind: str, window: Window | None) -> int:
         """How many ``kind`` events (``BLOCKED`` or ``LOOP_WARNING``) lie in the window."""
-        lo, hi = self._span(self._kind_ts.get(kind, []), window)
-        return hi - lo
+        counts = self._kinds.get(kind)
+        if counts is None:
+            return 0
+        lo, hi = self._span(window)
+        return counts[hi] - counts[lo]
 
     def host_class(self, started_at: object) -> str | None:
         """``host_class`` of the session.started event stamped exactly ``started_at``."""
         return self._host_class.get(started_at) if type(started_at) is str else None
 
 
-def _candidate_lines(path: Path, problems: list[InputProblem]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Decode only the lines of ``path`` that can hold a relevant event."""
-    line_base = 1
-    carry = b""
+def _scan_every_line(path: Path, problems: list[InputProblem], collector: _Collector) -> bool:
+    """Decode every line of ``path``: each broken line is reported, relevant events collected."""
+    found = False
+    add = collector.add
+    for line, event in iter_objects(path, problems):
+        found = True
+        add(line, event)
+    return found
+
+
+def _scan(path: Path, problems: list[InputProblem], collector: _Collector) -> bool:
+    """Feed ``collector`` every relevant event of ``path``; whether any line held an object.
+
+    The file is read into one reused buffer, a block of whole lines at a time.
+    In each block every needle is searched with ``bytes.find`` (C speed); each
+    hit's line is decoded once, in file order, and lines are counted only up to
+    the hits.
+    """
+    add = collector.add
+    loads = orjson.loads
+    decode_error = orjson.JSONDecodeError
+    source = str(path)
+    found = False
+    line_base = 1  # number of the first line in the buffer
+    buffer = bytearray(_CHUNK)
+    filled = 0  # bytes of the buffer that hold file data
     first = True
-    with open(path, "rb") as stream:
+    with open(path, "rb", buffering=0) as stream:
         while True:
-            data = stream.read(_CHUNK)
-            if data:
-                block = carry + data
-                cut = block.rfind(b"\n") + 1
-                if cut == 0:
-                    carry = block
-                    continue
-                block, carry = block[:cut], block[cut:]
+            if filled == len(buffer):
+                buffer.extend(bytes(len(buffer)))  # a line longer than the buffer
+            with memoryview(buffer) as whole, whole[filled:] as free:
+                read = stream.readinto(free)
+            if read:
+                filled += read
+                limit = buffer.rfind(b"\n", 0, filled) + 1
+                if limit == 0:
+                    continue  # no whole line yet
             else:
-                block, carry = carry, b""
-                if not block:
-                    return
+                limit = filled  # end of file: the last line may lack its newline
+                if limit == 0:
+                    return found
             if first:
                 first = False
-                if block.startswith(_BOM):
-                    block = b"   " + block[3:]
+                if buffer.startswith(_BOM, 0, limit):
+                    buffer[0:3] = b"   "
+            find, rfind = buffer.find, buffer.rfind
             ends: dict[int, int] = {}
             for needle in _NEEDLES:
-                pos = block.find(needle)
+                pos = find(needle, 0, limit)
                 while pos >= 0:
-                    start = block.rfind(b"\n", 0, pos) + 1
-                    end = block.find(b"\n", pos)
+                    start = rfind(b"\n", 0, pos) + 1
+                    end = find(b"\n", pos, limit)
                     if end < 0:
-                        end = len(block)
+                        end = limit
                     ends[start] = end
-                    pos = block.find(needle, end)
+                    pos = find(needle, end, limit)
+            pos = find(b"\\", 0, limit)
+            while pos >= 0:
+                start = rfind(b"\n", 0, pos) + 1
+                end = find(b"\n", pos, limit)
+                if end < 0:
+                    end = limit
+                if find(_ESCAPE, pos, end) >= 0:
+                    ends[start] = end
+                pos = find(b"\\", end, limit)
+            count = buffer.count
             line = line_base
             previous = 0
             for start in sorted(ends):
-                line += block.count(b"\n", previous, start)
+                line += count(b"\n", previous, start)
                 previous = start
-                decoded = decode_object(block[start : ends[start]])
-                if type(decoded) is str:
-                    problems.append(InputProblem(str(path), line, decoded))
-                else:
-                    yield line, decoded  # type: ignore[misc]
-            line_base += block.count(b"\n")
-            if not data:
-                return
+                raw = buffer[start : ends[start]]
+                try:
+                    event = loads(raw)
+                except decode_error:
+                    event = None
+                if type(event) is not dict:
+                    # The general decoder: it knows every way a line can fail (or still be read).
+                    event = decode_object(bytes(raw))
+                    if type(event) is str:
+                        problems.append(InputProblem(source, line, event))
+                        continue
+                found = True
+                add(line, event)  # type: ignore[arg-type]
+            line_base = line + count(b"\n", previous, limit)
+            if not read:
+                return found
+            # Keep the unfinished last line for the next block.
+            filled -= limit
+            buffer[:filled] = buffer[limit : limit + filled]
 
 
 def _holds_an_object(path: Path) -> bool:
@@ -193,18 +347,24 @@ def _holds_an_object(path: Path) -> bool:
     return next(iter_objects(path, ignored), None) is not None
 
 
-def read_events(path: Path | None, problems: list[InputProblem]) -> EventIndex:
-    """Index ``events.jsonl``; a missing file (``path`` is ``None``) gives an empty index."""
+def read_events(
+    path: Path | None,
+    problems: list[InputProblem],
+    host_stamps: Collection[str] | None = None,
+    check_every_line: bool = True,
+) -> EventIndex:
+    """Index ``events.jsonl``; a missing file (``path`` is ``None``) gives an empty index.
+
+    ``host_stamps``: when given, ``host_class`` is remembered only for session
+    starts stamped with one of these strings (the ``started_at`` values that
+    will be asked about), which keeps the index small.
+    ``check_every_line``: decode every line, so that every broken line is
+    reported (the default). When false, only lines that can name a relevant
+    event are decoded: verdicts are the same, it is faster, but a broken line
+    of another event kind goes unreported.
+    """
     if path is None:
         return EventIndex()
-    found = False
-
-    def tracked() -> Iterator[tuple[int, dict[str, Any]]]:
-        nonlocal found
-        for entry in _candidate_lines(path, problems):
-            found = True
-            yield entry
-
-    index = EventIndex.build(tracked(), has_events=False)
-    index.has_events = found or _holds_an_object(path)
-    return index
+    collector = _Collector(host_stamps)
+    found = (_scan_every_line if check_every_line else _scan)(path, problems, collector)
+    return collector.index(found or _holds_an_object(path))

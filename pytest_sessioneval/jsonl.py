@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import json
+
 import orjson
 
 __all__ = ["InputProblem", "decode_object", "iter_objects"]
@@ -29,12 +31,26 @@ class InputProblem:
 _KIND = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean"}
 
 
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
 def decode_object(raw: bytes) -> dict[str, Any] | str:
-    """Decode one line: the object, or a message saying why it is not one."""
+    """Decode one line: the object, or a message saying why it is not one.
+
+    orjson refuses a few lines that are valid JSON (numbers beyond the double
+    range such as ``1e400``, lone surrogate escapes) and lines with invalid
+    UTF-8, which the reference reads with replacement characters. Those fall
+    back to the standard library's decoder, so every line JSON allows is read.
+    """
     try:
         value = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        return f"not valid JSON ({exc}); line skipped"
+    except orjson.JSONDecodeError:
+        text = raw.rstrip(b"\r\n")  # so that the message speaks of the line, not its newline
+        try:
+            value = json.loads(text.decode("utf-8", errors="replace"), parse_constant=_reject_constant)
+        except ValueError as exc:
+            return f"not valid JSON ({exc}); line skipped"
     if type(value) is not dict:
         kind = "null" if value is None else _KIND.get(type(value), type(value).__name__)
         return f"not a JSON object (found {kind}); line skipped"
@@ -53,7 +69,7 @@ def iter_objects(
         for number, raw in enumerate(stream, 1):
             if number == 1 and raw.startswith(_BOM):
                 raw = raw[len(_BOM):]
-            if not raw.strip():
+            if not raw or raw.isspace():  # blank (ASCII whitespace only, as bytes.strip sees it)
                 continue
             decoded = decode_object(raw)
             if type(decoded) is str:

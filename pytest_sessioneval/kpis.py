@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, Final
 
 from .sessions import Window
-from .values import is_number
 
 __all__ = ["KPI_NAMES", "extract_kpis", "duration_source"]
 
@@ -19,8 +18,18 @@ KPI_NAMES: Final = (
 )
 
 
+_INFINITY: Final = float("inf")
+
+
 def _non_negative(value: object) -> int | float | None:
-    return value if is_number(value) and value >= 0 else None  # type: ignore[operator,return-value]
+    """``value`` when it is a number (``is_number``) and ``>= 0``, else ``None``."""
+    kind = type(value)
+    if kind is int:
+        return value if value >= 0 else None  # type: ignore[operator,return-value]
+    if kind is float:
+        # Finite and non-negative in one comparison: NaN and infinity fail it.
+        return value if 0 <= value < _INFINITY else None  # type: ignore[operator,return-value]
+    return None
 
 
 def duration_source(record: dict[str, Any], window: Window | None) -> str:
@@ -38,16 +47,17 @@ def extract_kpis(record: dict[str, Any], window: Window | None) -> dict[str, int
     ``duration_seconds`` is the recorded value, else the window's length rounded
     half up to whole seconds, else ``None``.
     """
-    duration = _non_negative(record.get("duration_seconds"))
+    get = record.get
+    duration = _non_negative(get("duration_seconds"))
     if duration is None and window is not None and window.end >= window.start:
         duration = (window.end - window.start + 500) // 1000
-    effectiveness = record.get("effectiveness")
+    effectiveness = get("effectiveness")
     return {
         "duration_seconds": duration,
-        "total_waves": _non_negative(record.get("total_waves")),
-        "total_agents": _non_negative(record.get("total_agents")),
-        "token_input": _non_negative(record.get("total_token_input")),
-        "token_output": _non_negative(record.get("total_token_output")),
+        "total_waves": _non_negative(get("total_waves")),
+        "total_agents": _non_negative(get("total_agents")),
+        "token_input": _non_negative(get("total_token_input")),
+        "token_output": _non_negative(get("total_token_output")),
         "carryover": _non_negative(effectiveness.get("carryover"))
         if type(effectiveness) is dict
         else None,

@@ -9,6 +9,7 @@ windows sorted by start; naming the peers walks a max-tree and stops early.
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -42,19 +43,24 @@ class Peers:
         return f"{len(self.names)} other session{'s' if len(self.names) > 1 else ''} ({listed})"
 
 
+_NO_PEERS: Final = Peers()  # shared: most sessions have no peer, and Peers is immutable
+
+
 class PeerIndex:
     """All windows of a sessions file, indexed for overlap queries."""
 
     def __init__(self, windows: Iterable[tuple[Window, object]]) -> None:
         """``windows``: ``(window, raw session_id)`` of every line that has a window."""
-        entries = sorted(windows, key=lambda entry: entry[0].start)
-        self._starts = [window.start for window, _ in entries]
-        self._ends = [window.end for window, _ in entries]
+        entries = sorted(windows, key=_start)
+        # Machine integers (8 bytes each) rather than lists of int objects: the
+        # index of 100,000 windows stays a few megabytes.
+        self._starts = array("q", [window.start for window, _ in entries])
+        self._ends = array("q", [window.end for window, _ in entries])
         self._ids = [sid if type(sid) is str else None for _, sid in entries]
         # Prefix maxima of end over the first i windows, kept for two distinct ids so
         # that the best window of "any id but mine" is known in O(1).
-        best: list[tuple[int, object, int]] = [(_NONE, object(), _NONE)]
-        top_end, top_id, second_end = _NONE, object(), _NONE
+        best_end, best_id, second_best = [_NONE], [object()], [_NONE]
+        top_end, top_id, second_end = _NONE, best_id[0], _NONE
         for end, sid in zip(self._ends, self._ids):
             if end > top_end:
                 if sid != top_id:
@@ -62,8 +68,12 @@ class PeerIndex:
                 top_end, top_id = end, sid
             elif sid != top_id and end > second_end:
                 second_end = end
-            best.append((top_end, top_id, second_end))
-        self._best = best
+            best_end.append(top_end)
+            best_id.append(top_id)
+            second_best.append(second_end)
+        self._best_end = array("q", best_end)
+        self._best_id = best_id
+        self._second_best = array("q", second_best)
         size = 1
         while size < max(len(entries), 1):
             size *= 2
@@ -71,20 +81,20 @@ class PeerIndex:
         tree[size : size + len(self._ends)] = self._ends
         for node in range(size - 1, 0, -1):
             tree[node] = max(tree[2 * node], tree[2 * node + 1])
-        self._size, self._tree = size, tree
+        self._size, self._tree = size, array("q", tree)
 
     def has_peer(self, session_id: str, window: Window | None) -> bool:
         """Whether any other id's window strictly overlaps ``window``."""
         if window is None:
             return False
-        top_end, top_id, second_end = self._best[bisect_left(self._starts, window.end)]
-        best_other = second_end if top_id == session_id else top_end
+        i = bisect_left(self._starts, window.end)
+        best_other = self._second_best[i] if self._best_id[i] == session_id else self._best_end[i]
         return best_other > window.start
 
     def peers(self, session_id: str, window: Window | None) -> Peers:
         """The overlapping other ids, in order of window start, up to ``PEER_NAME_LIMIT``."""
         if not self.has_peer(session_id, window):
-            return Peers()
+            return _NO_PEERS
         assert window is not None
         limit = bisect_left(self._starts, window.end)
         names: dict[str, None] = {}
@@ -105,6 +115,10 @@ class PeerIndex:
             if len(names) > PEER_NAME_LIMIT:
                 return Peers(tuple(list(names)[:PEER_NAME_LIMIT]), more=True)
         return Peers(tuple(names))
+
+
+def _start(entry: tuple[Window, object]) -> int:
+    return entry[0].start
 
 
 def _first_leaf(node: int, size: int) -> int:
