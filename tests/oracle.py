@@ -340,13 +340,13 @@ def peer_ids(session_lines_objects: list[tuple[int, dict]], record: dict) -> lis
     own_window = window_of(record)
     if own_window is None:
         return []
-    own_id = record.get("session_id")
+    own_id = usable_session_id(record)
+    assert own_id is not None, "only records with a string session_id are scored"
     peers = []
     for _, other in session_lines_objects:
         other_id = other.get("session_id")
-        if "session_id" in record and "session_id" in other and other_id == own_id:
-            if type(other_id) is type(own_id):
-                continue
+        if other_id == own_id:  # own_id is a str: equal only to the same str
+            continue
         other_window = window_of(other)
         if other_window is None:
             continue
@@ -477,14 +477,20 @@ def kpis_of(record, window) -> dict[str, Any]:
 
 
 def score_line(session_lines: list, event_lines: list | None, line: int) -> OracleSession:
-    """Score the record on ``line`` of ``session_lines`` (eligible or not)."""
-    session_objects = objects(session_lines)
+    """Score the record on ``line`` of ``session_lines`` (eligible or not; it needs a string id)."""
+    events = None if event_lines is None else [event for _, event in objects(event_lines)]
+    return score_record(objects(session_lines), events, line)
+
+
+def score_record(session_objects: list[tuple[int, dict]], events: list[dict] | None, line: int) -> OracleSession:
+    """Score the record on ``line``; ``events`` are the event objects, None when the file is missing."""
     record = None
     for number, candidate in session_objects:
         if number == line:
             record = candidate
     assert record is not None, f"line {line} is not a JSON object"
-    events = [] if event_lines is None else [event for _, event in objects(event_lines)]
+    if events is None:
+        events = []
     events_missing_or_empty = len(events) == 0
 
     window = window_of(record)
@@ -510,6 +516,7 @@ def score_line(session_lines: list, event_lines: list | None, line: int) -> Orac
 def score(session_lines: list, event_lines: list | None) -> list[OracleSession]:
     """Every eligible session (judged on its last line), in the order of those last lines."""
     session_objects = objects(session_lines)
+    events = None if event_lines is None else [event for _, event in objects(event_lines)]
     last_line: dict[str, int] = {}
     for number, record in session_objects:
         sid = usable_session_id(record)
@@ -522,7 +529,7 @@ def score(session_lines: list, event_lines: list | None) -> list[OracleSession]:
             continue
         if not is_eligible(record):
             continue
-        results.append(score_line(session_lines, event_lines, number))
+        results.append(score_record(session_objects, events, number))
     return results
 
 
