@@ -63,6 +63,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("--session-eval-judge-timeout", "session_eval_judge_timeout",
            "seconds a judge may take per session before its dimensions become cannot-determine",
            "string", "SECONDS"),
+    Option("--session-eval-fast-events", "session_eval_fast_events",
+           "decode only event lines that can name an event the rubric reads: same verdicts, "
+           "faster on large files, but broken lines of other event kinds are not reported", "bool"),
     Option("--session-eval-html", "session_eval_html",
            "write a self-contained HTML report of the scored sessions to PATH", "path", "PATH"),
     Option("--session-eval-rubric", "session_eval_rubric",

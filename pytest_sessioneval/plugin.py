@@ -22,7 +22,7 @@ from .journal_items import JournalFile, StoredJournal
 from .nodes import SessionsFile, _RecordItem, warn_problems
 from .record import MODEL_SOURCES, STANDARD_VERSION, build_record, hostname_hash
 from .verification import PLUGIN_VERSION
-from .reporting import Tally
+from .reporting import Tally, index_teardown_reports
 from .judge import Judge, JudgeContractError, judge_session
 from .rubric import DimensionVerdict, Rubric, RubricError
 from .rubric_v1 import RUBRIC_V1
@@ -131,6 +131,7 @@ def pytest_configure(config: pytest.Config) -> None:
         until_ms=_date_bound("--session-eval-until", _option(config, "--session-eval-until"), True),
     )
     run = SessionEvalRun(sources, selection, _eval_timestamp(config))
+    run.check_every_event_line = not _option(config, "--session-eval-fast-events")
     run.rubrics = _registered_rubrics(config)
     version = _option(config, "--session-eval-rubric") or RUBRIC_V1.version
     if version not in run.rubrics:
@@ -279,6 +280,7 @@ class SessionEvalRun:
         self.judges: list[Judge] | None = None
         self.judge_timeout: float | None = None
         self.html_path: Path | None = None
+        self.check_every_event_line = True
         self.tally = Tally()
 
     def collected_paths(self) -> list[Path]:
@@ -290,6 +292,7 @@ class SessionEvalRun:
     @pytest.hookimpl(tryfirst=True)  # before xdist starts its workers, which need the judge verdicts
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Read and score every input once, before collection; input errors are usage errors."""
+        index_teardown_reports(session.config.pluginmanager.getplugin("terminalreporter"))
         try:
             for path in self.report_journals:
                 journal = StoredJournal(path, [])
@@ -299,7 +302,9 @@ class SessionEvalRun:
                 self._prepare_verification(self.verify_path)
                 return
             for sessions, events in self.sources.items():
-                self.evaluations[sessions] = evaluate(sessions, events, self.selection, self.rubric)
+                self.evaluations[sessions] = evaluate(
+                    sessions, events, self.selection, self.rubric, check_every_event_line=self.check_every_event_line
+                )
         except RubricError as exc:
             raise _usage("--session-eval-rubric", str(exc)) from None
         except OSError as exc:
@@ -350,7 +355,13 @@ class SessionEvalRun:
             record["session_id"] for _, record in journal.records if isinstance(record.get("session_id"), str)
         )
         for sessions, events in self.sources.items():
-            evaluation = evaluate(sessions, events, Selection(session_ids=wanted, explicit=True), self.rubric)
+            evaluation = evaluate(
+                sessions,
+                events,
+                Selection(session_ids=wanted, explicit=True),
+                self.rubric,
+                check_every_event_line=self.check_every_event_line,
+            )
             self.evaluations[sessions] = evaluation
             for entry in evaluation.scored:
                 journal.fresh.setdefault(entry.session_id, entry)

@@ -99,6 +99,36 @@ def _table(counts: dict[str, Counter[str]], order: tuple[str, ...], rates: bool 
     return rows
 
 
+def index_teardown_reports(reporter: Any) -> None:
+    """Make pytest's failure summary find teardown reports through an index.
+
+    pytest's terminal summary looks up, for every failed report, the teardown
+    reports of its item by walking every report of the run: O(failures x items).
+    A sessions file yields thousands of failing verdicts, so that walk would
+    dominate the run. The index answers the same question with the same reports
+    in the same order; it is rebuilt whenever reports were added. Only the
+    reporter's own lookup method is replaced, and only when it exists.
+    """
+    original = getattr(reporter, "_get_teardown_reports", None)
+    if original is None or not hasattr(reporter, "getreports"):
+        return
+    cache: dict[str, Any] = {}
+
+    def teardown_reports(node_id: Any) -> list[Any]:
+        # pytest < 9.2 passes the string ``nodeid``, pytest >= 9.2 the structured ``id``.
+        key_field = "nodeid" if isinstance(node_id, str) else "id"
+        size = len(reporter.stats.get("", ()))
+        if cache.get("key") != (size, key_field):
+            by_id: dict[Any, list[Any]] = {}
+            for report in reporter.getreports(""):
+                if report.when == "teardown":
+                    by_id.setdefault(getattr(report, key_field), []).append(report)
+            cache["key"], cache["by_id"] = (size, key_field), by_id
+        return list(cache["by_id"].get(node_id, ()))
+
+    reporter._get_teardown_reports = teardown_reports
+
+
 def _decisive(report: pytest.TestReport) -> bool:
     """The call report, or the setup report of an item skipped (or failed) before its call."""
     return report.when == "call" or (report.when == "setup" and not report.passed)

@@ -321,3 +321,29 @@ def test_terminal_summary_counts_per_dimension_and_never_a_global_score(pytester
     one.stdout.fnmatch_lines(["plan-fidelity * 1     0               0                 0  1.00 (n = 1, no interval)"])
     summary = result.stdout.str().split("session evaluation", 1)[1].lower()
     assert not re.search(r"\b(overall|mean|average|global score:|total score)\b", summary)
+
+
+def test_failure_summary_keeps_teardown_sections(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+    """The indexed teardown lookup shows exactly what pytest's own lookup shows."""
+    metrics = one_of_each(write_metrics)
+    pytester.makepyfile(
+        test_own="""
+        import pytest
+
+        @pytest.fixture
+        def noisy():
+            yield
+            print("teardown says hello")
+
+        def test_fails(noisy):
+            assert False
+
+        def test_passes(noisy):
+            pass
+        """
+    )
+    with_sessions = pytester.runpytest("--session-eval", str(metrics), "test_own.py", "-p", "no:randomly")
+    alone = pytester.runpytest("test_own.py", "-p", "no:randomly")
+    for result in (with_sessions, alone):
+        result.stdout.fnmatch_lines(["*_ test_fails _*", "*- Captured stdout teardown -*", "teardown says hello"])
+    assert with_sessions.stdout.str().count("teardown says hello") == alone.stdout.str().count("teardown says hello") == 1
