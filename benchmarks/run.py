@@ -1,0 +1,308 @@
+"""Benchmark: scoring a year of metrics against a plain parse of the same files.
+
+For each size (sessions:events) it generates a seeded metrics directory (once,
+under ``benchmarks/data/``) and measures, alternating the two, each in a fresh
+child process that does nothing else:
+
+(a) a plain ``orjson.loads`` of every line of ``sessions.jsonl`` and ``events.jsonl``;
+(b) ``pytest_sessioneval.score_sessions(dir)``: every session scored;
+(c) the ratio (b)/(a);
+(d) the peak RSS (``ru_maxrss``) of the child that ran (b);
+(e) sessions per second of (b);
+
+then the scaling of (b) between sizes (time per session-or-event), and (f) the
+pytest layer: ``pytest --session-eval DIR`` on 4,000 generated sessions against
+``pytest`` on a file of as many parametrized no-op tests (both with ``-p
+no:cacheprovider -q``), alternated, median of three each; a third run adds
+``-p teardown_index`` (see ``teardown_index.py``) to show what pytest's own
+per-failure summary lookup costs.
+
+Timings are wall-clock medians; the CPU-time ratio is printed beside them
+because the machine may be shared.
+
+Usage::
+
+    python benchmarks/run.py                      # the three default sizes, then (f)
+    python benchmarks/run.py --sizes 500:10000 --repeat 1 --pytest-sessions 400
+
+Compare figures from one run only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import generate  # noqa: E402
+
+DEFAULT_SIZES = "500:10000,50000:1000000,100000:2000000"
+RATIO_GOAL = 1.0
+RSS_GOAL_MB = 300.0
+SCALING_GOAL = 1.3  # exponent k in t ~ n^k between the two largest sizes; n log n gives ~1.05
+PYTEST_GOAL = 1.25
+
+# Every child reports its peak RSS as VmHWM, the high-water mark of its own
+# process image. (ru_maxrss would also count the parent's size at fork time:
+# Linux carries it across exec, and this parent is large after generating data.)
+PEAK_RSS = textwrap.dedent(
+    """
+    import json, resource, sys, time
+
+    def peak_rss_kb():
+        try:
+            with open("/proc/self/status") as status:
+                for row in status:
+                    if row.startswith("VmHWM:"):
+                        return int(row.split()[1])
+        except OSError:
+            pass
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    """
+)
+
+PARSE_CHILD = PEAK_RSS + textwrap.dedent(
+    """
+    import orjson
+    loads, error = orjson.loads, orjson.JSONDecodeError
+    start, cpu = time.perf_counter(), time.process_time()
+    lines = 0
+    for path in sys.argv[1:]:
+        with open(path, "rb") as stream:
+            for line in stream:
+                lines += 1
+                try:
+                    loads(line)
+                except error:
+                    pass
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    print(json.dumps({"seconds": seconds, "cpu": cpu, "lines": lines, "rss_kb": peak_rss_kb()}))
+    """
+)
+
+SCORE_CHILD = PEAK_RSS + textwrap.dedent(
+    """
+    from pytest_sessioneval import score_sessions
+    start, cpu = time.perf_counter(), time.process_time()
+    scored = score_sessions(sys.argv[1])
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    print(json.dumps({"seconds": seconds, "cpu": cpu, "scored": len(scored), "rss_kb": peak_rss_kb()}))
+    """
+)
+
+IDLE_CHILD = PEAK_RSS + textwrap.dedent(
+    """
+    import pytest_sessioneval
+    print(json.dumps({"rss_kb": peak_rss_kb()}))
+    """
+)
+
+
+@dataclass
+class SizeResult:
+    sessions: int
+    events: int
+    megabytes: float
+    parse_s: float
+    score_s: float
+    parse_cpu: float
+    score_cpu: float
+    rss_mb: float
+    scored: int
+
+    @property
+    def ratio(self) -> float:
+        return self.score_s / self.parse_s
+
+    @property
+    def elements(self) -> int:
+        return self.sessions + self.events
+
+
+def child(code: str, *args: str) -> dict:
+    out = subprocess.run(
+        [sys.executable, "-c", code, *args], check=True, capture_output=True, text=True
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def dataset(root: Path, sessions: int, events: int, seed: int) -> Path:
+    """The metrics directory for one size, generated once (a marker file says it is complete)."""
+    target = root / f"s{sessions}-e{events}-seed{seed}"
+    marker = target / ".complete"
+    if not marker.exists():
+        print(f"  generating {target} ...", flush=True)
+        generate.generate(sessions, events, seed, target)
+        marker.write_text("ok\n")
+    return target
+
+
+def warm(paths: list[Path]) -> None:
+    """Read the files once so that every measurement finds them in the page cache."""
+    for path in paths:
+        with open(path, "rb") as stream:
+            while stream.read(1 << 24):
+                pass
+
+
+def measure_size(root: Path, sessions: int, events: int, seed: int, repeat: int) -> SizeResult:
+    directory = dataset(root, sessions, events, seed)
+    files = [directory / "sessions.jsonl", directory / "events.jsonl"]
+    warm(files)
+    parse, score, parse_cpu, score_cpu, rss, scored = [], [], [], [], [], 0
+    for _ in range(repeat):
+        result = child(PARSE_CHILD, *map(str, files))
+        parse.append(result["seconds"])
+        parse_cpu.append(result["cpu"])
+        result = child(SCORE_CHILD, str(directory))
+        score.append(result["seconds"])
+        score_cpu.append(result["cpu"])
+        rss.append(result["rss_kb"] / 1024)
+        scored = result["scored"]
+    return SizeResult(
+        sessions=sessions,
+        events=events,
+        megabytes=sum(path.stat().st_size for path in files) / 1e6,
+        parse_s=statistics.median(parse),
+        score_s=statistics.median(score),
+        parse_cpu=statistics.median(parse_cpu),
+        score_cpu=statistics.median(score_cpu),
+        rss_mb=max(rss),
+        scored=scored,
+    )
+
+
+def pytest_layer(root: Path, sessions: int, seed: int, repeat: int) -> tuple[int, dict[str, float]]:
+    """``(items, {run: seconds})``: medians of alternated runs.
+
+    Runs: the plugin as shipped, the no-op file, and the plugin with
+    ``teardown_index`` (pytest's per-failure teardown lookup served from an index).
+    """
+    from pytest_sessioneval.engine import SessionEvaluation, evaluate, resolve_inputs
+
+    directory = dataset(root, sessions, sessions * 20, seed)
+    evaluation = evaluate(*resolve_inputs(directory))
+    items = sum(
+        len(entry.dimensions) + len(getattr(entry, "judge", ())) if isinstance(entry, SessionEvaluation) else 1
+        for entry in evaluation.entries
+    )
+    with tempfile.TemporaryDirectory(prefix="sessioneval-bench-") as tmp:
+        work = Path(tmp)
+        (work / "test_noop.py").write_text(
+            "import pytest\n\n\n"
+            f"@pytest.mark.parametrize('i', range({items}))\n"
+            "def test_noop(i):\n    pass\n"
+        )
+        base = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
+        commands = {
+            "session-eval": [*base, "--session-eval", str(directory)],
+            "no-op": [*base, "test_noop.py"],
+            "session-eval + teardown_index": [*base, "-p", "teardown_index", "--session-eval", str(directory)],
+        }
+        # Only the third run needs benchmarks/ on the path (for -p teardown_index).
+        with_index = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}
+        times: dict[str, list[float]] = {name: [] for name in commands}
+        for _ in range(repeat):
+            for name, command in commands.items():
+                env = with_index if "teardown_index" in name else None
+                start = time.perf_counter()
+                done = subprocess.run(command, cwd=work, capture_output=True, text=True, env=env)
+                times[name].append(time.perf_counter() - start)
+                if done.returncode not in (0, 1):  # 1: some verdicts fail, as they should
+                    raise SystemExit(f"{name} run failed ({done.returncode}):\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    return items, {name: statistics.median(runs) for name, runs in times.items()}
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default=DEFAULT_SIZES, help=f"sessions:events,... (default {DEFAULT_SIZES})")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the median is shown")
+    parser.add_argument("--data", type=Path, default=HERE / "data", help="where generated data is kept")
+    parser.add_argument("--pytest-sessions", type=int, default=4000, help="sessions for (f); 0 skips it")
+    args = parser.parse_args(argv)
+    sizes = [tuple(int(x) for x in part.split(":")) for part in args.sizes.split(",") if part]
+
+    print(
+        f"machine: {os.cpu_count()} cores, Python {platform.python_version()} "
+        f"({platform.machine()}, {platform.system()}); repeat={args.repeat} (medians)"
+    )
+    idle = child(IDLE_CHILD)["rss_kb"] / 1024
+    print(f"RSS of a child that only imports pytest_sessioneval: {idle:.0f} MB")
+    results: list[SizeResult] = []
+    for sessions, events in sizes:
+        print(f"size {sessions} sessions / {events} events ...", flush=True)
+        results.append(measure_size(args.data, sessions, events, args.seed, args.repeat))
+
+    print()
+    header = (
+        f"{'sessions':>9} {'events':>9} {'MB':>6} | {'(a) parse s':>11} {'(b) score s':>11} "
+        f"{'(c) b/a':>7} {'(d) RSS MB':>10} {'(e) sessions/s':>14} | {'scored':>7} {'us/elem':>7} {'b/a cpu':>7}"
+    )
+    print(header)
+    print("-" * len(header))
+    for r in results:
+        print(
+            f"{r.sessions:>9} {r.events:>9} {r.megabytes:>6.1f} | {r.parse_s:>11.3f} {r.score_s:>11.3f} "
+            f"{r.ratio:>7.2f} {r.rss_mb:>10.0f} {r.sessions / r.score_s:>14,.0f} | {r.scored:>7} "
+            f"{r.score_s / r.elements * 1e6:>7.3f} {r.score_cpu / r.parse_cpu:>7.2f}"
+        )
+    print()
+    print("scaling of (b) (t ~ n^k, n = sessions + events):")
+    exponents = []
+    for small, large in zip(results, results[1:]):
+        k = math.log(large.score_s / small.score_s) / math.log(large.elements / small.elements)
+        exponents.append(k)
+        print(
+            f"  {small.elements:>9} -> {large.elements:>9} elements: time x{large.score_s / small.score_s:.2f} "
+            f"for n x{large.elements / small.elements:.2f}: k = {k:.2f}"
+        )
+
+    pytest_result = None
+    if args.pytest_sessions:
+        print(f"\n(f) pytest layer, {args.pytest_sessions} sessions ...", flush=True)
+        items, seconds = pytest_result = pytest_layer(args.data, args.pytest_sessions, args.seed, args.repeat)
+        noop = seconds["no-op"]
+        print(f"  pytest -p no:cacheprovider -q --session-eval DIR        {items:>6} items:      {seconds['session-eval']:6.2f} s")
+        print(f"  pytest -p no:cacheprovider -q test_noop.py             {items:>6} no-op tests: {noop:6.2f} s")
+        print(f"  ratio {seconds['session-eval'] / noop:.2f}")
+        print(
+            f"  same with -p teardown_index (benchmarks/teardown_index.py): {seconds['session-eval + teardown_index']:6.2f} s, "
+            f"ratio {seconds['session-eval + teardown_index'] / noop:.2f}"
+        )
+
+    print("\ngoals (largest size):")
+    largest = results[-1]
+    print(f"  (b)/(a) <= {RATIO_GOAL}: {largest.ratio:.2f} -> {verdict(largest.ratio <= RATIO_GOAL)}")
+    print(f"  peak RSS <= {RSS_GOAL_MB:.0f} MB: {largest.rss_mb:.0f} MB -> {verdict(largest.rss_mb <= RSS_GOAL_MB)}")
+    if exponents:
+        print(
+            f"  scaling O((S+E) log(S+E)), k <= {SCALING_GOAL} between the two largest sizes: "
+            f"k = {exponents[-1]:.2f} -> {verdict(exponents[-1] <= SCALING_GOAL)}"
+        )
+    if pytest_result is not None:
+        items, seconds = pytest_result
+        ratio = seconds["session-eval"] / seconds["no-op"]
+        print(f"  pytest layer <= {PYTEST_GOAL}x no-op: {ratio:.2f}x -> {verdict(ratio <= PYTEST_GOAL)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
