@@ -5,7 +5,10 @@ under ``benchmarks/data/``) and measures, alternating the two, each in a fresh
 child process that does nothing else:
 
 (a) a plain ``orjson.loads`` of every line of ``sessions.jsonl`` and ``events.jsonl``;
-(b) ``pytest_sessioneval.score_sessions(dir)``: every session scored;
+(b) ``pytest_sessioneval.score_sessions(dir)``: every session scored, every
+    events line decoded so that every broken line is reported (the default);
+(b') the same with ``check_every_event_line=False`` (``--session-eval-fast-events``):
+    only event lines that can name a relevant event are decoded;
 (c) the ratio (b)/(a);
 (d) the peak RSS (``ru_maxrss``) of the child that ran (b);
 (e) sessions per second of (b);
@@ -13,9 +16,7 @@ child process that does nothing else:
 then the scaling of (b) between sizes (time per session-or-event), and (f) the
 pytest layer: ``pytest --session-eval DIR`` on 4,000 generated sessions against
 ``pytest`` on a file of as many parametrized no-op tests (both with ``-p
-no:cacheprovider -q``), alternated, median of three each; a third run adds
-``-p teardown_index`` (see ``teardown_index.py``) to show what pytest's own
-per-failure summary lookup costs.
+no:cacheprovider -q``), alternated, median of three each.
 
 Timings are wall-clock medians; the CPU-time ratio is printed beside them
 because the machine may be shared.
@@ -97,7 +98,7 @@ SCORE_CHILD = PEAK_RSS + textwrap.dedent(
     """
     from pytest_sessioneval import score_sessions
     start, cpu = time.perf_counter(), time.process_time()
-    scored = score_sessions(sys.argv[1])
+    scored = score_sessions(sys.argv[1], check_every_event_line=sys.argv[2] == "every")
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     print(json.dumps({"seconds": seconds, "cpu": cpu, "scored": len(scored), "rss_kb": peak_rss_kb()}))
     """
@@ -122,10 +123,16 @@ class SizeResult:
     score_cpu: float
     rss_mb: float
     scored: int
+    fast_s: float
+    fast_rss_mb: float
 
     @property
     def ratio(self) -> float:
         return self.score_s / self.parse_s
+
+    @property
+    def fast_ratio(self) -> float:
+        return self.fast_s / self.parse_s
 
     @property
     def elements(self) -> int:
@@ -163,15 +170,19 @@ def measure_size(root: Path, sessions: int, events: int, seed: int, repeat: int)
     files = [directory / "sessions.jsonl", directory / "events.jsonl"]
     warm(files)
     parse, score, parse_cpu, score_cpu, rss, scored = [], [], [], [], [], 0
+    fast, fast_rss = [], []
     for _ in range(repeat):
         result = child(PARSE_CHILD, *map(str, files))
         parse.append(result["seconds"])
         parse_cpu.append(result["cpu"])
-        result = child(SCORE_CHILD, str(directory))
+        result = child(SCORE_CHILD, str(directory), "every")
         score.append(result["seconds"])
         score_cpu.append(result["cpu"])
         rss.append(result["rss_kb"] / 1024)
         scored = result["scored"]
+        result = child(SCORE_CHILD, str(directory), "fast")
+        fast.append(result["seconds"])
+        fast_rss.append(result["rss_kb"] / 1024)
     return SizeResult(
         sessions=sessions,
         events=events,
@@ -182,14 +193,15 @@ def measure_size(root: Path, sessions: int, events: int, seed: int, repeat: int)
         score_cpu=statistics.median(score_cpu),
         rss_mb=max(rss),
         scored=scored,
+        fast_s=statistics.median(fast),
+        fast_rss_mb=max(fast_rss),
     )
 
 
 def pytest_layer(root: Path, sessions: int, seed: int, repeat: int) -> tuple[int, dict[str, float]]:
     """``(items, {run: seconds})``: medians of alternated runs.
 
-    Runs: the plugin as shipped, the no-op file, and the plugin with
-    ``teardown_index`` (pytest's per-failure teardown lookup served from an index).
+    Runs: the plugin as shipped and the no-op file.
     """
     from pytest_sessioneval.engine import SessionEvaluation, evaluate, resolve_inputs
 
@@ -210,16 +222,12 @@ def pytest_layer(root: Path, sessions: int, seed: int, repeat: int) -> tuple[int
         commands = {
             "session-eval": [*base, "--session-eval", str(directory)],
             "no-op": [*base, "test_noop.py"],
-            "session-eval + teardown_index": [*base, "-p", "teardown_index", "--session-eval", str(directory)],
         }
-        # Only the third run needs benchmarks/ on the path (for -p teardown_index).
-        with_index = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}
         times: dict[str, list[float]] = {name: [] for name in commands}
         for _ in range(repeat):
             for name, command in commands.items():
-                env = with_index if "teardown_index" in name else None
                 start = time.perf_counter()
-                done = subprocess.run(command, cwd=work, capture_output=True, text=True, env=env)
+                done = subprocess.run(command, cwd=work, capture_output=True, text=True)
                 times[name].append(time.perf_counter() - start)
                 if done.returncode not in (0, 1):  # 1: some verdicts fail, as they should
                     raise SystemExit(f"{name} run failed ({done.returncode}):\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
@@ -265,6 +273,13 @@ def main(argv: list[str] | None = None) -> int:
             f"{r.score_s / r.elements * 1e6:>7.3f} {r.score_cpu / r.parse_cpu:>7.2f}"
         )
     print()
+    print("(b') check_every_event_line=False (--session-eval-fast-events):")
+    for r in results:
+        print(
+            f"  {r.sessions:>9} sessions / {r.events:>9} events: {r.fast_s:.3f} s, (b')/(a) {r.fast_ratio:.2f}, "
+            f"peak RSS {r.fast_rss_mb:.0f} MB, {r.sessions / r.fast_s:,.0f} sessions/s"
+        )
+    print()
     print("scaling of (b) (t ~ n^k, n = sessions + events):")
     exponents = []
     for small, large in zip(results, results[1:]):
@@ -283,14 +298,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  pytest -p no:cacheprovider -q --session-eval DIR        {items:>6} items:      {seconds['session-eval']:6.2f} s")
         print(f"  pytest -p no:cacheprovider -q test_noop.py             {items:>6} no-op tests: {noop:6.2f} s")
         print(f"  ratio {seconds['session-eval'] / noop:.2f}")
-        print(
-            f"  same with -p teardown_index (benchmarks/teardown_index.py): {seconds['session-eval + teardown_index']:6.2f} s, "
-            f"ratio {seconds['session-eval + teardown_index'] / noop:.2f}"
-        )
 
     print("\ngoals (largest size):")
     largest = results[-1]
     print(f"  (b)/(a) <= {RATIO_GOAL}: {largest.ratio:.2f} -> {verdict(largest.ratio <= RATIO_GOAL)}")
+    print(f"  (b')/(a) <= {RATIO_GOAL} (fast event scan): {largest.fast_ratio:.2f} -> {verdict(largest.fast_ratio <= RATIO_GOAL)}")
     print(f"  peak RSS <= {RSS_GOAL_MB:.0f} MB: {largest.rss_mb:.0f} MB -> {verdict(largest.rss_mb <= RSS_GOAL_MB)}")
     if exponents:
         print(
