@@ -1,14 +1,32 @@
-"""Command-line options and ini keys: every option both ways, the command line first."""
+"""Command-line options and ini keys: every option both ways, the command line first.
+
+Shared by both plugins (sessions and policy envelopes): the option type, how a
+value is read, the usage errors for bad paths, and how their data files join
+the paths pytest collects.
+"""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-__all__ = ["Option", "OPTIONS", "add_options", "get_option"]
+__all__ = [
+    "OPTIONS",
+    "Option",
+    "absolute",
+    "add_collection_args",
+    "add_options",
+    "get_option",
+    "option_value",
+    "readable_file",
+    "remember_default_args",
+    "usage_error",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,9 +92,15 @@ OPTIONS: tuple[Option, ...] = (
 )
 
 
-def add_options(parser: pytest.Parser) -> None:
-    group = parser.getgroup("session-eval", "recorded orchestrator sessions as tests (aiat-llm-eval)")
-    for option in OPTIONS:
+def add_options(
+    parser: pytest.Parser,
+    options: Sequence[Option] = OPTIONS,
+    group_name: str = "session-eval",
+    description: str = "recorded orchestrator sessions as tests (aiat-llm-eval)",
+) -> None:
+    """Register every option on the command line and as an ini key."""
+    group = parser.getgroup(group_name, description)
+    for option in options:
         kwargs: dict[str, Any] = {"dest": option.dest, "help": option.help}
         if option.kind == "bool":
             kwargs.update(action="store_true", default=None)
@@ -107,3 +131,56 @@ def get_option(config: pytest.Config, option: Option) -> Any:
         base = config.inipath.parent if config.inipath else config.rootpath
         return Path(base, value)
     return value or None
+
+
+def option_value(config: pytest.Config, flag: str, options: Sequence[Option] = OPTIONS) -> Any:
+    """``get_option`` by flag."""
+    return get_option(config, next(option for option in options if option.flag == flag))
+
+
+def usage_error(flag: str, message: str) -> pytest.UsageError:
+    """A usage error (exit code 4, no traceback) that names the option."""
+    return pytest.UsageError(f"{flag}: {message}")
+
+
+def absolute(path: Path) -> Path:
+    # abspath, not resolve: pytest hands pytest_collect_file the path as given, symlinks kept.
+    return Path(os.path.abspath(path))
+
+
+def readable_file(flag: str, path: Path) -> Path:
+    """``path`` made absolute, or a usage error saying why it cannot be read."""
+    if not path.exists():
+        raise usage_error(flag, f"{path}: no such file or directory")
+    if not path.is_file():
+        raise usage_error(flag, f"{path}: not a file")
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as exc:
+        raise usage_error(flag, f"{path}: cannot be read ({exc.strerror or exc})") from None
+    return absolute(path)
+
+
+_DEFAULT_ARGS = pytest.StashKey[list[str]]()
+
+
+def remember_default_args(config: pytest.Config) -> None:
+    """Note the paths pytest would collect before any plugin adds its data files."""
+    config.stash.setdefault(_DEFAULT_ARGS, list(config.args))
+
+
+def add_collection_args(config: pytest.Config, files: Sequence[Path]) -> None:
+    """Collect only the plugins' data files when no test path was given, else both.
+
+    Another plugin may already have replaced the default paths with its own
+    data; then those stay and these files are added. A path already present is
+    not added twice, so this is safe to repeat (xdist workers configure again).
+    """
+    if not config.option.file_or_dir and config.args == config.stash.get(_DEFAULT_ARGS, None):
+        config.args[:] = []
+    present = {os.path.abspath(arg.split("::")[0]) for arg in config.args}
+    for path in files:
+        if str(path) not in present:
+            config.args.append(str(path))
+            present.add(str(path))

@@ -13,6 +13,7 @@ import pytest
 from _pytest.pathlib import bestrelpath
 
 from . import options as opt
+from .options import absolute, add_collection_args, readable_file, usage_error
 from .engine import Evaluation, NoEligibleSession, Selection, evaluate, resolve_inputs
 from . import html_extras
 from .engine import SessionEvaluation, SkippedSession
@@ -37,7 +38,7 @@ RUN_KEY = pytest.StashKey["SessionEvalRun"]()
 
 
 def _option(config: pytest.Config, flag: str) -> Any:
-    return opt.get_option(config, next(o for o in opt.OPTIONS if o.flag == flag))
+    return opt.option_value(config, flag)
 
 
 def is_worker(config: pytest.Config) -> bool:
@@ -48,39 +49,28 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     opt.add_options(parser)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Remember the paths pytest would collect before any plugin changes them."""
+    opt.remember_default_args(config)
+
+
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     from . import hookspecs
 
     pluginmanager.add_hookspecs(hookspecs)
 
 
-def _usage(flag: str, message: str) -> pytest.UsageError:
-    return pytest.UsageError(f"{flag}: {message}")
-
-
-def _readable_file(flag: str, path: Path) -> Path:
-    if not path.exists():
-        raise _usage(flag, f"{path}: no such file or directory")
-    if not path.is_file():
-        raise _usage(flag, f"{path}: not a file")
-    try:
-        with open(path, "rb"):
-            pass
-    except OSError as exc:
-        raise _usage(flag, f"{path}: cannot be read ({exc.strerror or exc})") from None
-    return path
-
-
 def _resolve_sources(config: pytest.Config, paths: list[Path]) -> dict[Path, Path | None]:
     events_option = _option(config, "--session-eval-events")
-    events = _readable_file("--session-eval-events", events_option) if events_option else None
+    events = readable_file("--session-eval-events", events_option) if events_option else None
     sources: dict[Path, Path | None] = {}
     for path in paths:
         if path.is_dir() and not (path / "sessions.jsonl").exists():
-            raise _usage("--session-eval", f"{path}: directory holds no sessions.jsonl")
+            raise usage_error("--session-eval", f"{path}: directory holds no sessions.jsonl")
         sessions, beside = resolve_inputs(path, events)
-        _readable_file("--session-eval", sessions)
-        sources.setdefault(Path(os.path.abspath(sessions)), beside)
+        readable_file("--session-eval", sessions)
+        sources.setdefault(absolute(sessions), beside)
     return sources
 
 
@@ -89,7 +79,7 @@ def _date_bound(flag: str, value: str | None, end_of_day: bool) -> int | None:
         return None
     ms = parse_timestamp_ms(value)
     if ms is None:
-        raise _usage(flag, f"{value!r} is not a date (YYYY-MM-DD) or an RFC 3339 date-time")
+        raise usage_error(flag, f"{value!r} is not a date (YYYY-MM-DD) or an RFC 3339 date-time")
     if end_of_day and len(value) == 10:
         ms += _DAY_MS - 1
     return ms
@@ -99,7 +89,7 @@ def _eval_timestamp(config: pytest.Config) -> str:
     given = _option(config, "--session-eval-timestamp")
     if given is not None:
         if parse_timestamp_ms(given) is None:
-            raise _usage("--session-eval-timestamp", f"{given!r} is not an ISO 8601 date-time")
+            raise usage_error("--session-eval-timestamp", f"{given!r} is not an ISO 8601 date-time")
         return str(given)
     if is_worker(config) and "session_eval_timestamp" in config.workerinput:  # type: ignore[attr-defined]
         return str(config.workerinput["session_eval_timestamp"])  # type: ignore[attr-defined]
@@ -121,7 +111,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not paths and not verify:
         return
     if verify and not paths:
-        raise _usage("--session-eval-verify", "needs --session-eval to name the metrics to re-score")
+        raise usage_error("--session-eval-verify", "needs --session-eval to name the metrics to re-score")
     journals = [p for p in paths if p.is_file() and is_journal(p)]
     sources = _resolve_sources(config, [p for p in paths if p not in journals])
     selection = Selection(
@@ -135,14 +125,14 @@ def pytest_configure(config: pytest.Config) -> None:
     run.rubrics = _registered_rubrics(config)
     version = _option(config, "--session-eval-rubric") or RUBRIC_V1.version
     if version not in run.rubrics:
-        raise _usage("--session-eval-rubric", f"unknown rubric {version!r} (registered: {', '.join(run.rubrics)})")
+        raise usage_error("--session-eval-rubric", f"unknown rubric {version!r} (registered: {', '.join(run.rubrics)})")
     run.rubric = run.rubrics[version]
     if _option(config, "--session-eval-judge"):
         run.judges = _judges(config)
         run.judge_timeout = _judge_timeout(config)
-    run.report_journals = [Path(os.path.abspath(p)) for p in journals]
+    run.report_journals = [absolute(p) for p in journals]
     if verify:
-        run.verify_path = Path(os.path.abspath(_readable_file("--session-eval-verify", verify)))
+        run.verify_path = readable_file("--session-eval-verify", verify)
     journal = _option(config, "--session-eval-journal")
     if journal is not None and not is_worker(config):
         run.journal_path = _writable_journal(journal)
@@ -156,7 +146,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(run, "session-eval-run")
     html_extras.register(config)
-    _add_collection_args(config, run.collected_paths())
+    add_collection_args(config, run.collected_paths())
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistTimestamp(config), "session-eval-xdist")
 
@@ -167,12 +157,12 @@ def _writable_journal(path: Path) -> Path:
 
 def _writable_file(flag: str, path: Path) -> Path:
     if path.exists() and not path.is_file():
-        raise _usage(flag, f"{path}: not a file")
+        raise usage_error(flag, f"{path}: not a file")
     if not path.parent.is_dir():
-        raise _usage(flag, f"{path}: directory {path.parent} does not exist")
+        raise usage_error(flag, f"{path}: directory {path.parent} does not exist")
     if not os.access(path if path.exists() else path.parent, os.W_OK):
-        raise _usage(flag, f"{path}: not writable")
-    return Path(os.path.abspath(path))
+        raise usage_error(flag, f"{path}: not writable")
+    return absolute(path)
 
 
 def _registered_rubrics(config: pytest.Config) -> dict[str, Rubric]:
@@ -184,14 +174,14 @@ def _registered_rubrics(config: pytest.Config) -> dict[str, Rubric]:
         try:
             offered = impl.function() or []
         except RubricError as exc:
-            raise _usage("--session-eval-rubric", f"plugin {plugin!r}: {exc}") from None
+            raise usage_error("--session-eval-rubric", f"plugin {plugin!r}: {exc}") from None
         for rubric in offered:
             if not isinstance(rubric, Rubric):
-                raise _usage("--session-eval-rubric", f"plugin {plugin!r} registered {rubric!r}, not a Rubric")
+                raise usage_error("--session-eval-rubric", f"plugin {plugin!r} registered {rubric!r}, not a Rubric")
             if rubric.version in rubrics:
-                raise _usage("--session-eval-rubric", f"plugin {plugin!r}: rubric {rubric.version!r} is already registered")
+                raise usage_error("--session-eval-rubric", f"plugin {plugin!r}: rubric {rubric.version!r} is already registered")
             if not rubric.text_path.is_file():
-                raise _usage("--session-eval-rubric", f"plugin {plugin!r}: rubric text {rubric.text_path} not found")
+                raise usage_error("--session-eval-rubric", f"plugin {plugin!r}: rubric text {rubric.text_path} not found")
             rubrics[rubric.version] = rubric
     return rubrics
 
@@ -213,7 +203,7 @@ def _judge_timeout(config: pytest.Config) -> float | None:
     except ValueError:
         seconds = -1.0
     if not seconds > 0:
-        raise _usage("--session-eval-judge-timeout", f"{value!r} is not a positive number of seconds")
+        raise usage_error("--session-eval-judge-timeout", f"{value!r} is not a positive number of seconds")
     return seconds
 
 
@@ -221,7 +211,7 @@ def _record_model(config: pytest.Config, required: bool) -> dict[str, str]:
     """The record's model: ANTHROPIC_MODEL (source env) wins over the options."""
     source = _option(config, "--session-eval-model-source") or "self-report"
     if source not in MODEL_SOURCES:
-        raise _usage("--session-eval-model-source", f"{source!r} is not one of {', '.join(MODEL_SOURCES)}")
+        raise usage_error("--session-eval-model-source", f"{source!r} is not one of {', '.join(MODEL_SOURCES)}")
     from_env = os.environ.get("ANTHROPIC_MODEL", "").strip()
     if from_env:
         return {"id": from_env, "source": "env"}
@@ -229,22 +219,12 @@ def _record_model(config: pytest.Config, required: bool) -> dict[str, str]:
     if not model_id and not required:
         return {"id": "unknown", "source": source}
     if not model_id:
-        raise _usage(
+        raise usage_error(
             "--session-eval-journal",
             "records need the model that ran the sessions: give --session-eval-model-id "
             "(or the ini key session_eval_model_id, or ANTHROPIC_MODEL in the environment)",
         )
     return {"id": model_id, "source": source}
-
-
-def _add_collection_args(config: pytest.Config, files: list[Path]) -> None:
-    """Collect only our files when no test path was given, else both."""
-    targets = [str(path) for path in files]
-    if not config.option.file_or_dir:
-        config.args[:] = targets
-        return
-    present = {os.path.abspath(arg.split("::")[0]) for arg in config.args}
-    config.args.extend(t for t in targets if t not in present)
 
 
 class _XdistTimestamp:
@@ -306,11 +286,11 @@ class SessionEvalRun:
                     sessions, events, self.selection, self.rubric, check_every_event_line=self.check_every_event_line
                 )
         except RubricError as exc:
-            raise _usage("--session-eval-rubric", str(exc)) from None
+            raise usage_error("--session-eval-rubric", str(exc)) from None
         except OSError as exc:
             raise pytest.UsageError(f"--session-eval: cannot read {exc.filename}: {exc.strerror or exc}") from None
         except NoEligibleSession as exc:
-            raise _usage("--session-eval-latest", str(exc)) from None
+            raise usage_error("--session-eval-latest", str(exc)) from None
         if self.judges is not None:
             self._judge(session.config)
         wanted = self.selection.session_ids
@@ -318,7 +298,7 @@ class SessionEvalRun:
             known = frozenset().union(*(e.session_ids for e in self.evaluations.values()))
             unknown = sorted(wanted - known)
             if unknown:
-                raise _usage(
+                raise usage_error(
                     "--session-eval-session",
                     f"unknown session id(s): {', '.join(map(repr, unknown))} "
                     f"(not in {', '.join(str(p) for p in self.evaluations)})",
@@ -337,7 +317,7 @@ class SessionEvalRun:
                     try:
                         verdicts = judge_session(self.judges or [], self._record(entry), self.rubric, self.judge_timeout)
                     except JudgeContractError as exc:
-                        raise _usage("--session-eval-judge", str(exc)) from None
+                        raise usage_error("--session-eval-judge", str(exc)) from None
                 evaluation.entries[index] = replace(entry, judge=verdicts)
 
     def judged_for_workers(self) -> dict[str, list[dict[str, Any]]]:
@@ -377,7 +357,7 @@ class SessionEvalRun:
                 warn_problems(journal.problems, start)
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-        path = Path(os.path.abspath(file_path))
+        path = absolute(file_path)
         if path in self.journals and (self.verify_path is None or path == self.verify_path):
             return JournalFile.from_parent(parent, path=file_path, journal=self.journals[path])
         if self.verify_path is None and path in self.evaluations:

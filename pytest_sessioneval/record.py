@@ -25,6 +25,7 @@ from pydantic import (
     model_validator,
 )
 
+from .kpis import KPI_NAMES
 from .rubric import DimensionVerdict, Rubric
 from .timestamps import parse_timestamp_ms
 
@@ -48,14 +49,7 @@ RECORD_KIND: Final = "session-eval"
 STANDARD_VERSION: Final = "aiat-llm-eval/1.0"
 MODEL_SOURCES: Final = ("self-report", "env", "config")
 FORBIDDEN_GLOBAL_SCORE_KEYS: Final = ("overall", "total", "mean", "global_score")
-KPI_FIELDS: Final = (
-    "duration_seconds",
-    "total_waves",
-    "total_agents",
-    "token_input",
-    "token_output",
-    "carryover",
-)
+KPI_FIELDS: Final = KPI_NAMES
 SUBMISSION_FIELDS: Final[dict[str, tuple[str, ...]]] = {
     "top": (
         "schema_version",

@@ -17,6 +17,7 @@ import pytest
 
 from .manifest import EnvelopeManifest, GoldenManifest
 from .nodes import PolicyCheckItem, PolicyDataFile
+from ..options import absolute, add_collection_args, readable_file, remember_default_args, usage_error
 from .options import add_options, get_option
 from .review import (
     DataFile,
@@ -39,34 +40,11 @@ ENVELOPE_FILE: Final = "prompts.jsonl"
 MANIFEST_SUFFIX: Final = ".manifest.json"
 
 RUN_KEY = pytest.StashKey["PolicyRun"]()
-_DEFAULT_ARGS = pytest.StashKey[list[str]]()
 
 
 def is_worker(config: pytest.Config) -> bool:
     """True in a pytest-xdist worker process."""
     return hasattr(config, "workerinput")
-
-
-def _usage(flag: str, message: str) -> pytest.UsageError:
-    return pytest.UsageError(f"{flag}: {message}")
-
-
-def _absolute(path: Path) -> Path:
-    # abspath, not resolve: pytest hands pytest_collect_file the path as given, symlinks kept.
-    return Path(os.path.abspath(path))
-
-
-def _readable_file(flag: str, path: Path) -> Path:
-    if not path.exists():
-        raise _usage(flag, f"{path}: no such file or directory")
-    if not path.is_file():
-        raise _usage(flag, f"{path}: not a file")
-    try:
-        with open(path, "rb"):
-            pass
-    except OSError as exc:
-        raise _usage(flag, f"{path}: cannot be read ({exc.strerror or exc})") from None
-    return _absolute(path)
 
 
 def manifest_beside(data: Path) -> Path:
@@ -81,7 +59,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
     """Remember the paths pytest would collect before any plugin changes them."""
-    config.stash[_DEFAULT_ARGS] = list(config.args)
+    remember_default_args(config)
 
 
 @pytest.hookimpl(trylast=True)
@@ -98,28 +76,12 @@ def pytest_configure(config: pytest.Config) -> None:
     if not paths:
         for flag, given in (("--policy-manifest", manifest), ("--policy-decisions", decisions)):
             if given is not None:
-                raise _usage(flag, "needs an envelope set to check: give --policy-eval PATH too")
+                raise usage_error(flag, "needs an envelope set to check: give --policy-eval PATH too")
         return
     run = PolicyRun.from_inputs(config, paths, manifest, decisions)
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(run, "policy-eval-run")
-    _add_collection_args(config, run.data_files)
-
-
-def _add_collection_args(config: pytest.Config, files: list[Path]) -> None:
-    """Collect only the policy data when no test path was given, else both.
-
-    Another plugin may already have replaced the default paths with its own
-    data; then those stay and the policy data is added. Paths already present
-    are not added twice, so this is safe to repeat.
-    """
-    if not config.option.file_or_dir and config.args == config.stash.get(_DEFAULT_ARGS, None):
-        config.args[:] = []
-    present = {os.path.abspath(arg.split("::")[0]) for arg in config.args}
-    for path in files:
-        if str(path) not in present:
-            config.args.append(str(path))
-            present.add(str(path))
+    add_collection_args(config, run.data_files)
 
 
 @dataclass(frozen=True)
@@ -164,24 +126,24 @@ class PolicyRun:
         for path in paths:
             if path.is_dir():
                 if not (path / ENVELOPE_FILE).is_file():
-                    raise _usage("--policy-eval", f"{path}: directory holds no {ENVELOPE_FILE}")
+                    raise usage_error("--policy-eval", f"{path}: directory holds no {ENVELOPE_FILE}")
                 path = path / ENVELOPE_FILE
-            resolved = _readable_file("--policy-eval", path)
+            resolved = readable_file("--policy-eval", path)
             if resolved not in envelope_paths:
                 envelope_paths.append(resolved)
         if manifest is not None:
             if len(envelope_paths) > 1:
-                raise _usage(
+                raise usage_error(
                     "--policy-manifest",
                     f"one manifest cannot serve {len(envelope_paths)} envelope sets; give one --policy-eval, "
                     f"or put a <stem>{MANIFEST_SUFFIX} beside each set",
                 )
-            manifest = _readable_file("--policy-manifest", manifest)
+            manifest = readable_file("--policy-manifest", manifest)
         decisions_file = None
         if decisions is not None:
-            decisions = _readable_file("--policy-decisions", decisions)
+            decisions = readable_file("--policy-decisions", decisions)
             if decisions in envelope_paths:
-                raise _usage("--policy-decisions", f"{decisions} is also given as an envelope set (--policy-eval)")
+                raise usage_error("--policy-decisions", f"{decisions} is also given as an envelope set (--policy-eval)")
             decisions_file = data_file(decisions)
         envelopes = [
             _EnvelopeSource(
@@ -195,7 +157,7 @@ class PolicyRun:
             golden = envelope.manifest.golden_path
             if golden is None:
                 continue
-            golden = _absolute(golden)
+            golden = absolute(golden)
             if golden in envelope_paths or (decisions_file and golden == decisions_file.path):
                 continue
             if all(known.file.path != golden for known in goldens):
@@ -235,7 +197,7 @@ class PolicyRun:
             self.verdicts[golden_source.file.path] = ("golden-set", review_golden_set(golden, golden_source.manifest))
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-        found = self.verdicts.get(_absolute(file_path))
+        found = self.verdicts.get(absolute(file_path))
         if found is None:
             return None
         kind, verdicts = found
