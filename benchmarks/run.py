@@ -10,7 +10,7 @@ child process that does nothing else:
 (b') the same with ``check_every_event_line=False`` (``--session-eval-fast-events``):
     only event lines that can name a relevant event are decoded;
 (c) the ratio (b)/(a);
-(d) the peak RSS (``ru_maxrss``) of the child that ran (b);
+(d) the peak RSS (``VmHWM``) of the child that ran (b);
 (e) sessions per second of (b);
 
 then the scaling of (b) between sizes (time per session-or-event), and (f) the
