@@ -6,8 +6,8 @@ __version__ = "0.1.0"
 
 from .engine import (
     Evaluation,
-    SessionEvaluation,
     Selection,
+    SessionEvaluation,
     SkippedSession,
     UnidentifiedRecord,
     evaluate,

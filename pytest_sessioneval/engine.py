@@ -230,8 +230,9 @@ def _evaluate(
     to_score = array("q")  # indices into records, in entry order
     places = array("q")  # where each of them goes in entries
     for index in chosen:
-        record = records[index]
-        assert record is not None
+        chosen_record = records[index]
+        assert chosen_record is not None
+        record = chosen_record
         sid = usable_session_id(record)
         if selection.session_ids is not None and sid not in selection.session_ids:
             continue
@@ -274,8 +275,9 @@ def _evaluate(
     peers_of = peer_index.peers
     host_class = events.host_class
     for index, place in zip(to_score, places):
-        record = records[index]
-        assert record is not None
+        scored_record = records[index]
+        assert scored_record is not None
+        record = scored_record
         sid = record["session_id"]
         window = windows[index]
         kpis = extract_kpis(record, window)

@@ -34,8 +34,21 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from .intervals import DimensionRate, format_interval, format_rate, ranking_note, wilson_interval
-from .rubric import CANNOT_DETERMINE, DETERMINISTIC, FAIL, NOT_APPLICABLE, PASS, STATUSES
+from .intervals import (
+    DimensionRate,
+    format_interval,
+    format_rate,
+    ranking_note,
+    wilson_interval,
+)
+from .rubric import (
+    CANNOT_DETERMINE,
+    DETERMINISTIC,
+    FAIL,
+    NOT_APPLICABLE,
+    PASS,
+    STATUSES,
+)
 from .timestamps import parse_timestamp_ms
 
 if TYPE_CHECKING:

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _pytest.pathlib import bestrelpath
 from _pytest._code.code import TerminalRepr
+from _pytest.pathlib import bestrelpath
 
-from .jsonl import InputProblem
 from .engine import Evaluation, SessionEvaluation, SkippedSession, UnidentifiedRecord
+from .jsonl import InputProblem
 from .naming import escape_session_id
 from .outcomes import VerdictFailed, VerdictUndetermined, markers_for, raise_for
 from .rubric import DimensionVerdict
@@ -84,6 +84,10 @@ class _RecordItem(pytest.Item):
     """An item that stands for one line of a data file."""
 
     line: int
+
+    def metadata(self) -> dict[str, Any]:
+        """What JSON reports carry for this item (under ``metadata.session_eval``)."""
+        raise NotImplementedError
 
     if _StructuredNodeId is not None:
         # pytest-xdist's --dist loadgroup tags an item by assigning ``item._nodeid``,

@@ -109,7 +109,7 @@ def add_options(
         else:
             kwargs.update(default=None, metavar=option.metavar)
         group.addoption(option.flag, **kwargs)
-        ini_type = {"paths": "paths", "bool": "bool", "list": "linelist"}.get(option.kind, "string")
+        ini_type: Any = {"paths": "paths", "bool": "bool", "list": "linelist"}.get(option.kind, "string")
         parser.addini(option.ini, f"{option.help} ({option.flag})", type=ini_type, default=None)
 
 

@@ -13,7 +13,16 @@ from typing import Final
 
 import pytest
 
-from .rubric import CANNOT_DETERMINE, DETERMINISTIC, FAIL, JUDGE, NOT_APPLICABLE, PASS, Method, Status
+from .rubric import (
+    CANNOT_DETERMINE,
+    DETERMINISTIC,
+    FAIL,
+    JUDGE,
+    NOT_APPLICABLE,
+    PASS,
+    Method,
+    Status,
+)
 
 __all__ = ["ADVISORY", "OUTCOME", "VerdictFailed", "VerdictUndetermined", "markers_for", "raise_for"]
 

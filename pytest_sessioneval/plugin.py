@@ -12,22 +12,29 @@ from typing import Any
 import pytest
 from _pytest.pathlib import bestrelpath
 
-from . import options as opt
-from .options import absolute, add_collection_args, readable_file, usage_error
-from .engine import Evaluation, NoEligibleSession, Selection, evaluate, resolve_inputs
 from . import html_extras
-from .engine import SessionEvaluation, SkippedSession
+from . import options as opt
+from .engine import (
+    Evaluation,
+    NoEligibleSession,
+    Selection,
+    SessionEvaluation,
+    SkippedSession,
+    evaluate,
+    resolve_inputs,
+)
 from .html_report import ReportData, SessionRow, write_report
 from .journal import JournalError, append_records, is_journal, read_journal
 from .journal_items import JournalFile, StoredJournal
-from .nodes import SessionsFile, _RecordItem, warn_problems
-from .record import MODEL_SOURCES, STANDARD_VERSION, build_record, hostname_hash
-from .verification import PLUGIN_VERSION
-from .reporting import Tally, index_teardown_reports
 from .judge import Judge, JudgeContractError, judge_session
+from .nodes import SessionsFile, _RecordItem, warn_problems
+from .options import absolute, add_collection_args, readable_file, usage_error
+from .record import MODEL_SOURCES, STANDARD_VERSION, build_record, hostname_hash
+from .reporting import Tally, index_teardown_reports
 from .rubric import DimensionVerdict, Rubric, RubricError
 from .rubric_v1 import RUBRIC_V1
 from .timestamps import parse_timestamp_ms
+from .verification import PLUGIN_VERSION
 
 __all__ = ["SessionEvalRun"]
 
@@ -172,7 +179,7 @@ def _registered_rubrics(config: pytest.Config) -> dict[str, Rubric]:
     for impl in hook.get_hookimpls():
         plugin = impl.plugin_name
         try:
-            offered = impl.function() or []
+            offered: Any = impl.function() or []
         except RubricError as exc:
             raise usage_error("--session-eval-rubric", f"plugin {plugin!r}: {exc}") from None
         for rubric in offered:
@@ -188,8 +195,11 @@ def _registered_rubrics(config: pytest.Config) -> dict[str, Rubric]:
 
 def _judges(config: pytest.Config) -> list[Judge]:
     """The ``pytest_sessioneval_judge`` implementations, each with its plugin's name."""
+    def bound(function: Any) -> Any:
+        return lambda record: function(record=record)
+
     return [
-        (impl.plugin_name, lambda record, function=impl.function: function(record=record))
+        (impl.plugin_name, bound(impl.function))
         for impl in reversed(config.hook.pytest_sessioneval_judge.get_hookimpls())
     ]
 

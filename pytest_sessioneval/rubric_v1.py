@@ -21,6 +21,7 @@ from .rubric import (
     Dimension,
     Rubric,
     SessionContext,
+    Status,
     Verdict,
 )
 from .values import is_number, show
@@ -124,7 +125,7 @@ def plan_fidelity(context: SessionContext) -> Verdict:
             score=None,
         )
     carryover = _number_field(effectiveness, "carryover", "effectiveness.carryover", [])
-    status = PASS if rate >= PASS_THRESHOLD else FAIL
+    status: Status = PASS if rate >= PASS_THRESHOLD else FAIL
     relation = ">=" if status == PASS else "<"
     return Verdict(
         status,
@@ -170,7 +171,7 @@ def gate_health(context: SessionContext) -> Verdict:
             CANNOT_DETERMINE,
             f"{ran} wave(s) ran but 0 full-gate events {where}: gate health unknown.",
         )
-    status = PASS if last.passed else FAIL
+    status: Status = PASS if last.passed else FAIL
     return Verdict(
         status,
         f"{count} full-gate event(s) in window; the last (events line {last.line}) has "
@@ -191,6 +192,7 @@ def process_safety(context: SessionContext) -> Verdict:
     blocked = context.events.count(BLOCKED, context.window)
     loops = context.events.count(LOOP_WARNING, context.window)
     spiral_text = "n/a" if spiral is None else show(spiral)
+    status: Status
     if blocked or (spiral is not None and spiral > 0):
         lead = (
             f"Adverse signals: destructive_guard.blocked={blocked} in window, "

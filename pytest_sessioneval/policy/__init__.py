@@ -6,7 +6,14 @@ pytest layer is :mod:`.nodes` and :mod:`.plugin`.
 
 from __future__ import annotations
 
-from .envelope import DECISIONS, INVARIANTS, ROLES, Invariant, ScenarioRecord, WorkerCountRange
+from .envelope import (
+    DECISIONS,
+    INVARIANTS,
+    ROLES,
+    Invariant,
+    ScenarioRecord,
+    WorkerCountRange,
+)
 from .golden import GoldenCase
 from .manifest import DatasetManifest, EnvelopeManifest, GoldenManifest, Quotas
 from .observation import WORKER_RESULT_FIELDS, Observation, compare, contract_breaches

@@ -139,7 +139,7 @@ def contract_breaches(results: Sequence[Mapping[str, Any]]) -> list[str]:
         if not missing and not extra:
             continue
         parts = []
-        renamed = {}
+        renamed: dict[str, str] = {}
         for name in extra:
             match = get_close_matches(name, [m for m in missing if m not in renamed.values()], n=1, cutoff=0.6)
             if match:

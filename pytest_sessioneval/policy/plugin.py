@@ -15,9 +15,15 @@ from typing import Any, Final
 
 import pytest
 
+from ..options import (
+    absolute,
+    add_collection_args,
+    readable_file,
+    remember_default_args,
+    usage_error,
+)
 from .manifest import EnvelopeManifest, GoldenManifest
 from .nodes import PolicyCheckItem, PolicyDataFile
-from ..options import absolute, add_collection_args, readable_file, remember_default_args, usage_error
 from .options import add_options, get_option
 from .review import (
     DataFile,

@@ -29,8 +29,23 @@ from .manifest import (
     GoldenManifest,
     check_dataset,
 )
-from .observation import FORWARD_FIELDS, WORKER_RESULT_FIELDS, Observation, compare, contract_breaches, render_diff
-from .source import Document, DocumentFault, LineFault, SourceLine, describe_json, read_json_document, read_jsonl
+from .observation import (
+    FORWARD_FIELDS,
+    WORKER_RESULT_FIELDS,
+    Observation,
+    compare,
+    contract_breaches,
+    render_diff,
+)
+from .source import (
+    Document,
+    DocumentFault,
+    LineFault,
+    SourceLine,
+    describe_json,
+    read_json_document,
+    read_jsonl,
+)
 
 __all__ = [
     "CHECKS",
@@ -229,7 +244,7 @@ class ManifestLoad(Generic[_Model]):
             return cls(file, True, problems=((fault.line, f"{file.label}: line {fault.line} {fault.message}"),))
         except OSError as exc:
             return cls(file, True, problems=((None, f"{file.label}: cannot be read ({exc.strerror or exc})"),))
-        problems = [
+        problems: list[tuple[int | None, str]] = [
             (line, f"{file.at(line)}: the key {'.'.join(map(str, path))!r} appears twice in one object; keep one")
             for path, line in document.repeated
         ]
