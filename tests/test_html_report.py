@@ -391,14 +391,6 @@ def test_filters_work_in_headless_chromium(tmp_path: Path) -> None:
 def test_pytest_html_rows_carry_verdict_and_evidence_escaped(pytester: pytest.Pytester, workers: tuple[str, ...]) -> None:
     pytest.importorskip("pytest_html")
     pytester.makeini("[pytest]\n")
-    pytester.makeconftest(
-        """
-        from pytest_sessioneval import html_extras
-
-        def pytest_configure(config):
-            html_extras.register(config)
-        """
-    )
     metrics = pytester.path / "metrics"
     metrics.mkdir()
     hostile = "<script>alert(1)</script>"
