@@ -13,19 +13,17 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Final, Union
 
-from .events import EventIndex, read_events
-from .jsonl import InputProblem, iter_objects
+from .events import read_events
+from .jsonl import InputProblem, decode_object, iter_lines
 from .kpis import extract_kpis
 from .peers import PeerIndex, Peers
 from .rubric import DimensionVerdict, Rubric, SessionContext
 from .rubric_v1 import RUBRIC_V1
 from .sessions import (
-    SessionLine,
     Window,
     eligibility,
     session_id_problem,
     session_window,
-    usable_session_id,
 )
 from .timestamps import parse_timestamp_ms
 
@@ -59,13 +57,23 @@ class SessionEvaluation:
 
     session_id: str
     line: int
-    record: dict[str, Any]
+    source: bytes
     window: Window | None
     peers: Peers
     kpis: dict[str, int | float | None]
     dimensions: tuple[DimensionVerdict, ...]
     host_class: str | None
     judge: tuple[DimensionVerdict, ...] = ()
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The session's record, decoded afresh from its line (``source``) on each access.
+
+        Only the line's bytes are kept: a year of sessions stays within memory.
+        """
+        record = decode_object(self.source)
+        assert type(record) is dict, "the line decoded to an object when it was scored"
+        return record
 
     def dimension(self, dimension_id: str) -> DimensionVerdict:
         for verdict in (*self.dimensions, *self.judge):
@@ -187,80 +195,84 @@ def _evaluate(
     result = Evaluation(sessions_path, events_path, rubric)
     problems = result.problems
 
-    # One pass over sessions.jsonl: per decoded line its number, record and window.
+    # One pass over sessions.jsonl. Per line only what deciding needs is kept (its
+    # number, window, id and eligibility); a line that may be scored also keeps
+    # its bytes, decoded again when it is scored. No decoded record outlives its line.
     numbers = array("q")
-    records: list[dict[str, Any] | None] = []
     windows: list[Window | None] = []
+    reasons: list[str | None] = []  # eligibility of each line, None when eligible
+    ids: list[str | None] = []  # each line's usable session_id
+    starts: list[str | None] = []  # each line's started_at, when it is a string
+    sources: list[bytes | None] = []
     with_window: list[tuple[Window, object]] = []
     last_line_of: dict[str, int] = {}  # usable session_id -> index of its authoritative line
-    unidentified: list[int] = []
-    for number, record in iter_objects(sessions_path, problems):
-        index = len(records)
+    unidentified: dict[int, str] = {}  # index -> why its session_id is not usable
+    for number, raw, record in iter_lines(sessions_path, problems):
+        index = len(numbers)
         numbers.append(number)
-        records.append(record)
         window = session_window(record)
         windows.append(window)
         raw_id = record.get("session_id")
         if window is not None:
             with_window.append((window, raw_id))
+        reasons.append(eligibility(record))
+        started = record.get("started_at")
+        starts.append(started if type(started) is str else None)
+        admitted = selection.admits_start(record)
+        sources.append(raw if admitted else None)
         if type(raw_id) is str and raw_id:
             last_line_of[raw_id] = index
+            ids.append(raw_id)
         else:
-            unidentified.append(index)
+            ids.append(None)
+        if ids[index] is None and admitted:
+            unidentified[index] = session_id_problem(record)
     result.session_ids = frozenset(last_line_of)
     peer_index = PeerIndex(with_window)
     del with_window
 
+    # The lines to decide on, each with why its session_id is unusable (None when usable).
     pick: int | None = None
+    undecided: list[tuple[int, str | None]]
     if selection.latest:
-        pick = next(
-            (i for i in range(len(records) - 1, -1, -1) if eligibility(records[i]) is None),  # type: ignore[arg-type]
-            None,
-        )
-        chosen = [] if pick is None else [pick]
+        pick = next((i for i in range(len(reasons) - 1, -1, -1) if reasons[i] is None), None)
+        undecided = [] if pick is None else [(pick, unidentified.get(pick))]
     else:
-        chosen = sorted([*last_line_of.values(), *unidentified])
+        undecided = sorted([*((i, None) for i in last_line_of.values()), *unidentified.items()])
     del last_line_of, unidentified
 
-    # Decide every chosen line before reading events, so that only what scoring
-    # needs is kept: the records to score and the start stamps to look up.
-    # Entries not scored are final now; a scored one gets its place (None) now
-    # and its evaluation below.
+    # Decide every chosen line before reading events. Entries not scored are
+    # final now; a scored one gets its place (None) now and its evaluation below.
     entries = result.entries
-    to_score = array("q")  # indices into records, in entry order
+    to_score = array("q")  # indices of lines, in entry order
     places = array("q")  # where each of them goes in entries
-    for index in chosen:
-        chosen_record = records[index]
-        assert chosen_record is not None
-        record = chosen_record
-        sid = usable_session_id(record)
+    for index, why in undecided:
+        source = sources[index]
+        if source is None:  # outside --since/--until
+            continue
+        sid = ids[index]
         if selection.session_ids is not None and sid not in selection.session_ids:
             continue
-        if not selection.admits_start(record):
-            continue
         if sid is None:
-            entries.append(UnidentifiedRecord(numbers[index], session_id_problem(record)))
+            entries.append(UnidentifiedRecord(numbers[index], why or ""))
             continue
-        reason = None if selection.latest or selection.explicit else eligibility(record)
+        reason = None if selection.latest or selection.explicit else reasons[index]
         if reason is not None:
             entries.append(SkippedSession(sid, numbers[index], reason))
             continue
         to_score.append(index)
         places.append(len(entries))
         entries.append(None)  # type: ignore[arg-type]
-    del chosen
-    scored = bytearray(len(records))
+    del undecided, reasons, ids
+    scored = bytearray(len(numbers))
     for index in to_score:
         scored[index] = 1
     for index, wanted in enumerate(scored):
         if not wanted:
-            records[index] = windows[index] = None
+            sources[index] = windows[index] = None
     del scored
-    stamps = {
-        stamp: stamp
-        for index in to_score
-        if type(stamp := records[index].get("started_at")) is str  # type: ignore[union-attr]
-    }
+    stamps = {stamp: stamp for index in to_score if (stamp := starts[index]) is not None}
+    del starts
 
     events = read_events(events_path, problems, stamps, check_every_event_line)
     del stamps
@@ -275,9 +287,11 @@ def _evaluate(
     peers_of = peer_index.peers
     host_class = events.host_class
     for index, place in zip(to_score, places):
-        scored_record = records[index]
-        assert scored_record is not None
-        record = scored_record
+        source = sources[index]
+        assert source is not None
+        decoded = decode_object(source)
+        assert type(decoded) is dict
+        record = decoded
         sid = record["session_id"]
         window = windows[index]
         kpis = extract_kpis(record, window)
@@ -285,7 +299,7 @@ def _evaluate(
         entries[place] = SessionEvaluation(
             session_id=sid,
             line=numbers[index],
-            record=record,
+            source=source,
             window=window,
             peers=peers,
             kpis=kpis,
@@ -373,31 +387,6 @@ class _VerdictPool:
             if position < len(shared):
                 shared[position] = share(shared[position])
         return tuple(shared)
-
-
-def score_line(
-    entry: SessionLine,
-    window: Window | None,
-    peer_index: PeerIndex,
-    events: EventIndex,
-    rubric: Rubric,
-) -> SessionEvaluation:
-    """Score one session record with the indexes of its file."""
-    sid = entry.session_id
-    assert sid is not None
-    kpis = extract_kpis(entry.record, window)
-    peers = peer_index.peers(sid, window)
-    context = SessionContext(entry.record, window, peers, events, kpis)
-    return SessionEvaluation(
-        session_id=sid,
-        line=entry.line,
-        record=entry.record,
-        window=window,
-        peers=peers,
-        kpis=kpis,
-        dimensions=rubric.score(context),
-        host_class=events.host_class(entry.record.get("started_at")),
-    )
 
 
 def score_sessions(

@@ -64,6 +64,14 @@ def iter_objects(
     Blank lines are ignored; each other unusable line is appended to ``problems``.
     The caller opens nothing: a missing or unreadable file raises ``OSError``.
     """
+    for number, _, decoded in iter_lines(path, problems):
+        yield number, decoded
+
+
+def iter_lines(
+    path: Path, problems: list[InputProblem]
+) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
+    """Like ``iter_objects``, with each line's bytes (``decode_object`` of them gives the object)."""
     with open(path, "rb") as stream:
         for number, raw in enumerate(stream, 1):
             if number == 1 and raw.startswith(_BOM):
@@ -74,4 +82,4 @@ def iter_objects(
             if type(decoded) is str:
                 problems.append(InputProblem(str(path), number, decoded))
             else:
-                yield number, decoded  # type: ignore[misc]
+                yield number, raw, decoded  # type: ignore[misc]

@@ -54,11 +54,13 @@ class SessionsFile(pytest.File):
         for entry in self.evaluation.entries:
             if isinstance(entry, SessionEvaluation):
                 base = escape_session_id(entry.session_id)
+                started = entry.record.get("started_at")  # decoded once for the session's items
                 for verdict in (*entry.dimensions, *entry.judge):
                     yield self._child(
                         DimensionItem,
                         f"{base}[{verdict.id}]",
                         evaluation=entry,
+                        started_at=started,
                         verdict=verdict,
                         rubric_version=rubric.version,
                         rubric_sha256=rubric.sha256,
@@ -117,6 +119,7 @@ class DimensionItem(_RecordItem):
         self,
         *,
         evaluation: SessionEvaluation,
+        started_at: object,
         verdict: DimensionVerdict,
         rubric_version: str,
         rubric_sha256: str,
@@ -138,7 +141,7 @@ class DimensionItem(_RecordItem):
                 ("score", verdict.score),
                 ("evidence", verdict.evidence),
                 ("line", evaluation.line),
-                ("started_at", evaluation.record.get("started_at")),
+                ("started_at", started_at),
                 ("rubric_version", rubric_version),
                 ("rubric_sha256", rubric_sha256),
             ]
