@@ -34,6 +34,22 @@ def write_metrics(tmp_path: Path) -> MetricsWriter:
     return write
 
 
+@pytest.fixture
+def project_metrics(pytester: pytest.Pytester) -> MetricsWriter:
+    """Metrics inside the pytester directory, made the rootdir (as in a real project)."""
+    pytester.makeini("[pytest]\n")
+
+    def write(sessions: Iterable[Any], events: Iterable[Any] | None = None, directory: str = "metrics") -> Path:
+        target = pytester.path / directory
+        target.mkdir(parents=True, exist_ok=True)
+        write_jsonl(target / "sessions.jsonl", sessions)
+        if events is not None:
+            write_jsonl(target / "events.jsonl", events)
+        return target
+
+    return write
+
+
 def session(session_id: str, start: str = "2026-07-20T09:00:00Z", end: str | None = "2026-07-20T10:00:00Z", **fields: Any) -> dict[str, Any]:
     """A completed session record with a window; keyword fields are added or override."""
     record: dict[str, Any] = {"session_id": session_id, "status": "completed", "started_at": start}

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import gate, session, write_jsonl
+from conftest import MetricsWriter, gate, session, write_jsonl
 
 from pytest_sessioneval.journal import append_records, read_journal
 from pytest_sessioneval.record import (
@@ -159,27 +159,19 @@ def test_the_exported_json_schema_is_in_sync() -> None:
 
 
 @pytest.fixture
-def metrics(pytester: pytest.Pytester) -> Path:
-    pytester.makeini("[pytest]\n")
-    target = pytester.path / "metrics"
-    target.mkdir()
-    write_jsonl(
-        target / "sessions.jsonl",
+def metrics(project_metrics: MetricsWriter) -> Path:
+    return project_metrics(
         [
             session("a", "2026-07-20T09:00:00Z", "2026-07-20T10:00:00Z", platform="codex", total_files_changed=1, effectiveness={"completion_rate": 0.9}),
             session("b", "2026-07-21T09:00:00Z", "2026-07-21T10:00:00Z", total_files_changed=1, effectiveness={"completion_rate": 0.5}),
             session("gone", "2026-07-25T09:00:00Z", "2026-07-25T10:00:00Z", status="abandoned"),
         ],
-    )
-    write_jsonl(
-        target / "events.jsonl",
         [
             {"event": "orchestrator.session.started", "timestamp": "2026-07-20T09:00:00Z", "host_class": "laptop"},
             gate("2026-07-20T09:30:00Z", 0),
             gate("2026-07-21T09:30:00Z", 1),
         ],
     )
-    return target
 
 
 def journal_run(pytester: pytest.Pytester, metrics: Path, *extra: str, stamp: str = STAMP) -> pytest.RunResult:

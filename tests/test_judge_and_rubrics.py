@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import gate, session, write_jsonl
+from conftest import MetricsWriter, gate, session
 
 from pytest_sessioneval import RUBRIC_V1, Dimension, Rubric, Verdict
 from pytest_sessioneval.rubric import RubricError
@@ -18,19 +18,14 @@ DETERMINISTIC = ["verification-evidence", "plan-fidelity", "gate-health", "proce
 
 
 @pytest.fixture
-def metrics(pytester: pytest.Pytester) -> Path:
-    pytester.makeini("[pytest]\n")
-    target = pytester.path / "metrics"
-    target.mkdir()
-    write_jsonl(
-        target / "sessions.jsonl",
+def metrics(project_metrics: MetricsWriter) -> Path:
+    return project_metrics(
         [
             session("a", "2026-07-20T09:00:00Z", "2026-07-20T10:00:00Z", total_files_changed=1, effectiveness={"completion_rate": 1.0}, total_token_input=1000, total_token_output=200),
             session("b", "2026-07-21T09:00:00Z", "2026-07-21T10:00:00Z", total_files_changed=1, effectiveness={"completion_rate": 0.9}, total_token_input=900000, total_token_output=1),
         ],
+        [gate("2026-07-20T09:30:00Z", 0, "full-gate"), gate("2026-07-21T09:30:00Z", 0, "full-gate")],
     )
-    write_jsonl(target / "events.jsonl", [gate("2026-07-20T09:30:00Z", 0, "full-gate"), gate("2026-07-21T09:30:00Z", 0, "full-gate")])
-    return target
 
 
 JUDGE = """

@@ -9,22 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import MetricsWriter, gate, session, write_jsonl
+from conftest import MetricsWriter, gate, session
 
 @pytest.fixture
-def write_metrics(pytester: pytest.Pytester) -> MetricsWriter:
-    """Metrics inside the pytester directory, which is also the rootdir (as for a real project)."""
-    pytester.makeini("[pytest]\n")
-
-    def write(sessions: list[Any], events: list[Any] | None = None, directory: str = "metrics") -> Path:
-        target = pytester.path / directory
-        target.mkdir(parents=True, exist_ok=True)
-        write_jsonl(target / "sessions.jsonl", sessions)
-        if events is not None:
-            write_jsonl(target / "events.jsonl", events)
-        return target
-
-    return write
+def write_metrics(project_metrics: MetricsWriter) -> MetricsWriter:
+    return project_metrics
 
 
 DIMENSIONS = ["verification-evidence", "plan-fidelity", "gate-health", "process-safety", "efficiency-kpis"]

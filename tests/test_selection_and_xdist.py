@@ -7,16 +7,12 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from conftest import session, write_jsonl
+from conftest import MetricsWriter, session, write_jsonl
 
 
 @pytest.fixture
-def metrics(pytester: pytest.Pytester) -> Path:
-    pytester.makeini("[pytest]\n")
-    target = pytester.path / "metrics"
-    target.mkdir()
-    write_jsonl(
-        target / "sessions.jsonl",
+def metrics(project_metrics: MetricsWriter) -> Path:
+    return project_metrics(
         [
             session("june", "2026-06-30T23:59:59.999Z", "2026-07-01T01:00:00Z"),
             session("july-1", "2026-07-01T00:00:00Z", "2026-07-01T01:00:00Z"),
@@ -25,7 +21,6 @@ def metrics(pytester: pytest.Pytester) -> Path:
             session("no-start", None, "2026-08-01T01:00:00Z") | {"started_at": "unknown"},
         ],
     )
-    return target
 
 
 def scored(result: pytest.RunResult) -> list[str]:
