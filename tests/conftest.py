@@ -68,3 +68,24 @@ def gate(timestamp: str, exit_code: Any = 0, variant: str | None = None, passed:
     if variant is not None:
         event["variant"] = variant
     return event
+
+
+def scenario(**changes: Any) -> dict[str, Any]:
+    """A valid delegate scenario record, with ``changes`` applied (``None`` removes a field)."""
+    record: dict[str, Any] = {
+        "id": "fix-failing-test",
+        "prompt_or_scenario": "One unit test fails after a dependency bump; fix it.",
+        "expected_delegation_decision": "delegate",
+        "expected_worker_count_range": {"min": 1, "max": 2},
+        "expected_worker_role": ["Spark Worker", "Spark Tester"],
+        "expected_writer_count": 1,
+        "expected_parent_responsibility": ["review the diff"],
+        "expected_fallback": "parent-only",
+        "expected_safety_behavior": ["one writer at a time"],
+    }
+    for key, value in changes.items():
+        if value is None:
+            record.pop(key, None)
+        else:
+            record[key] = value
+    return record

@@ -21,7 +21,12 @@ import orjson
 import pytest
 
 from pytest_sessioneval import events as events_module
-from pytest_sessioneval.engine import NoEligibleSession, Selection, _VerdictPool, evaluate
+from pytest_sessioneval.engine import (
+    NoEligibleSession,
+    Selection,
+    _VerdictPool,
+    evaluate,
+)
 from pytest_sessioneval.events import BLOCKED, LOOP_WARNING, EventIndex, read_events
 from pytest_sessioneval.jsonl import InputProblem, decode_object, iter_objects
 from pytest_sessioneval.rubric import DimensionVerdict

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from conftest import MetricsWriter, gate, session
 
+
 @pytest.fixture
 def write_metrics(project_metrics: MetricsWriter) -> MetricsWriter:
     return project_metrics
