@@ -19,12 +19,11 @@ def write_jsonl(path: Path, rows: Iterable[Any]) -> Path:
     return path
 
 
-@pytest.fixture
-def write_metrics(tmp_path: Path) -> MetricsWriter:
-    """``write_metrics(sessions, events=None, directory="metrics")`` -> the metrics directory."""
+def metrics_writer(base: Path) -> MetricsWriter:
+    """``write(sessions, events=None, directory="metrics")`` under ``base`` -> the metrics directory."""
 
     def write(sessions: Iterable[Any], events: Iterable[Any] | None = None, directory: str = "metrics") -> Path:
-        target = tmp_path / directory
+        target = base / directory
         target.mkdir(parents=True, exist_ok=True)
         write_jsonl(target / "sessions.jsonl", sessions)
         if events is not None:
@@ -32,22 +31,19 @@ def write_metrics(tmp_path: Path) -> MetricsWriter:
         return target
 
     return write
+
+
+@pytest.fixture
+def write_metrics(tmp_path: Path) -> MetricsWriter:
+    """Metrics in the test's temporary directory."""
+    return metrics_writer(tmp_path)
 
 
 @pytest.fixture
 def project_metrics(pytester: pytest.Pytester) -> MetricsWriter:
     """Metrics inside the pytester directory, made the rootdir (as in a real project)."""
     pytester.makeini("[pytest]\n")
-
-    def write(sessions: Iterable[Any], events: Iterable[Any] | None = None, directory: str = "metrics") -> Path:
-        target = pytester.path / directory
-        target.mkdir(parents=True, exist_ok=True)
-        write_jsonl(target / "sessions.jsonl", sessions)
-        if events is not None:
-            write_jsonl(target / "events.jsonl", events)
-        return target
-
-    return write
+    return metrics_writer(pytester.path)
 
 
 def session(session_id: str, start: str = "2026-07-20T09:00:00Z", end: str | None = "2026-07-20T10:00:00Z", **fields: Any) -> dict[str, Any]:
