@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gc
 from array import array
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Union
 
@@ -17,7 +17,7 @@ from .events import read_events
 from .jsonl import InputProblem, decode_object, iter_lines
 from .kpis import extract_kpis
 from .peers import PeerIndex, Peers
-from .rubric import DimensionVerdict, Rubric, SessionContext
+from .rubric import DimensionVerdict, Method, Rubric, SessionContext, Status
 from .rubric_v1 import RUBRIC_V1
 from .sessions import (
     Window,
@@ -303,90 +303,57 @@ def _evaluate(
             window=window,
             peers=peers,
             kpis=kpis,
-            dimensions=share(score(SessionContext(record, window, peers, events, kpis))),
+            dimensions=score(SessionContext(record, window, peers, events, kpis), share),
             host_class=host_class(record.get("started_at")),
         )
     return result
 
 
-_VERDICT_FIELDS: Final = ("id", "method", "status", "evidence", "score", "scored")
-
-
 class _VerdictPool:
-    """Hands out one shared object for equal verdicts.
+    """Builds verdicts, handing out one shared object for equal ones.
 
     Most sessions share most of their evidence sentences word for word; one
     ``DimensionVerdict`` object (immutable) per distinct verdict keeps 100,000
-    scored sessions within memory. A verdict is shared only when every field is
-    the same value of the same type (``1`` is not ``1.0``, ``0.0`` is not
-    ``-0.0``). After a trial, only the positions (dimensions) whose verdicts do
-    repeat are still looked up; sharing never changes a value, only which
-    object holds it.
+    scored sessions within memory, and a verdict seen before is looked up
+    instead of built. A verdict is shared only when every field is the same
+    value of the same type (``1`` is not ``1.0``, ``0.0`` is not ``-0.0``).
+    During a trial each dimension's repeats are counted; after it, a dimension
+    whose verdicts rarely repeat is built directly and not remembered. Sharing
+    never changes a value, only which object holds it.
     """
 
-    _TRIAL: Final = 512
+    _TRIAL: Final = 512  # verdicts per dimension
     _WORTH: Final = 0.25  # minimum share of repeats during the trial to stay pooled
 
     def __init__(self) -> None:
         self._pool: dict[tuple[Any, ...], DimensionVerdict] = {}
-        self._calls = 0
-        self._repeats: list[int] = []
-        self._positions: tuple[int, ...] | None = None  # decided after the trial
-        self._enabled = tuple(f.name for f in fields(DimensionVerdict)) == _VERDICT_FIELDS
+        self._seen: dict[str, list[int]] = {}  # per dimension id during its trial: [verdicts, repeats]
+        self._unpooled: set[str] = set()
 
-    @staticmethod
-    def _key(verdict: DimensionVerdict) -> tuple[Any, ...] | None:
-        """What makes two verdicts the same; ``None`` for one that is never shared."""
-        score = verdict.score
+    def __call__(
+        self, id: str, method: Method, status: Status, evidence: str, score: int | float | None, scored: bool
+    ) -> DimensionVerdict:
         kind = type(score)
-        if not (score is None or kind is int or kind is float) or type(verdict.evidence) is not str:
-            return None  # an unusual verdict (custom rubric): keep it as it is
-        return (
-            verdict.evidence,
-            verdict.id,
-            verdict.status,
-            verdict.method,
-            verdict.scored,
-            kind,
-            score,
-            repr(score) if score == 0 else None,  # the sign of a zero
-        )
-
-    def _shared(self, verdict: DimensionVerdict) -> DimensionVerdict:
-        key = self._key(verdict)
-        if key is None:
-            return verdict
+        if id in self._unpooled or type(evidence) is not str or not (
+            score is None or kind is int or kind is float
+        ):
+            return DimensionVerdict(id, method, status, evidence, score, scored)
+        key = (id, status, evidence, method, scored, kind, score, repr(score) if score == 0 else None)
         try:
-            return self._pool.setdefault(key, verdict)
+            shared = self._pool.get(key)
         except TypeError:  # an unhashable field (custom rubric)
-            return verdict
-
-    def __call__(self, verdicts: tuple[DimensionVerdict, ...]) -> tuple[DimensionVerdict, ...]:
-        if not self._enabled:
-            return verdicts
-        share = self._shared
-        positions = self._positions
-        if positions is None:
-            repeats = self._repeats
-            repeats.extend([0] * (len(verdicts) - len(repeats)))
-            shared = []
-            for position, verdict in enumerate(verdicts):
-                seen = share(verdict)
-                repeats[position] += seen is not verdict
-                shared.append(seen)
-            self._calls += 1
-            if self._calls == self._TRIAL:
-                self._positions = tuple(
-                    position for position, count in enumerate(repeats) if count >= self._TRIAL * self._WORTH
-                )
-            return tuple(shared)
-        if not positions:
-            return verdicts
-        shared = list(verdicts)
-        for position in positions:
-            if position < len(shared):
-                shared[position] = share(shared[position])
-        return tuple(shared)
+            return DimensionVerdict(id, method, status, evidence, score, scored)
+        counts = self._seen.get(id)
+        if counts is None:
+            counts = self._seen[id] = [0, 0]
+        if counts[0] < self._TRIAL:
+            counts[0] += 1
+            counts[1] += shared is not None
+            if counts[0] == self._TRIAL and counts[1] < self._TRIAL * self._WORTH:
+                self._unpooled.add(id)
+        if shared is None:
+            shared = self._pool[key] = DimensionVerdict(id, method, status, evidence, score, scored)
+        return shared
 
 
 def score_sessions(

@@ -109,6 +109,10 @@ class DimensionVerdict:
         return entry
 
 
+# Builds a DimensionVerdict from (id, method, status, evidence, score, scored).
+VerdictFactory = Callable[[str, Method, Status, str, "int | float | None", bool], DimensionVerdict]
+
+
 @dataclass(frozen=True)
 class Rubric:
     """A pre-registered check set: version, the text that defines it, its dimensions."""
@@ -138,8 +142,16 @@ class Rubric:
             self._sha256.append(hashlib.sha256(self.text_path.read_bytes()).hexdigest())
         return self._sha256[0]
 
-    def score(self, context: SessionContext) -> tuple[DimensionVerdict, ...]:
-        """Run every scorer in order; a scorer answering outside the four statuses is an error."""
+    def score(
+        self, context: SessionContext, make: VerdictFactory | None = None
+    ) -> tuple[DimensionVerdict, ...]:
+        """Run every scorer in order; a scorer answering outside the four statuses is an error.
+
+        ``make`` builds each ``DimensionVerdict`` from its fields (default: the
+        constructor); the engine passes one that hands out a shared object for
+        verdicts it has seen before.
+        """
+        build = DimensionVerdict if make is None else make
         verdicts = []
         for dimension in self.dimensions:
             verdict = dimension.scorer(context)
@@ -148,14 +160,15 @@ class Rubric:
                     f"rubric {self.version!r}: scorer of {dimension.id!r} returned {verdict!r}; "
                     f"a scorer must return a Verdict with a status among {', '.join(STATUSES)}"
                 )
+            scored = dimension.scored
             verdicts.append(
-                DimensionVerdict(
+                build(
                     dimension.id,
                     DETERMINISTIC,
                     verdict.status,
                     verdict.evidence,
-                    verdict.score if dimension.scored else None,
-                    dimension.scored,
+                    verdict.score if scored else None,
+                    scored,
                 )
             )
         return tuple(verdicts)

@@ -215,28 +215,37 @@ def test_the_deciding_full_gate_is_the_first_in_file_order_among_the_latest() ->
 # ---------------------------------------------------------------------------
 
 
-def _verdict(evidence: str, score: Any = None, dimension: str = "d") -> DimensionVerdict:
-    return DimensionVerdict(dimension, "deterministic", "pass", evidence, score, score is not None)
+def _fields(evidence: str, score: Any = None, dimension: str = "d") -> tuple[Any, ...]:
+    return (dimension, "deterministic", "pass", evidence, score, score is not None)
 
 
 def test_equal_verdicts_are_shared_and_unequal_ones_never_are() -> None:
     pool = _VerdictPool()
-    first = pool((_verdict("same"), _verdict("x", 1), _verdict("z", 0.0)))
-    second = pool((_verdict("same"), _verdict("x", 1.0), _verdict("z", -0.0)))
+    first = [pool(*_fields("same")), pool(*_fields("x", 1, "e")), pool(*_fields("z", 0.0, "f"))]
+    second = [pool(*_fields("same")), pool(*_fields("x", 1.0, "e")), pool(*_fields("z", -0.0, "f"))]
     assert first[0] is second[0]
+    assert first[0] == DimensionVerdict(*_fields("same"))
     for a, b in zip(first[1:], second[1:]):
         assert a is not b and type(a.score) is not type(b.score) or repr(a.score) != repr(b.score)
     assert [v.score for v in second] == [None, 1.0, -0.0] and repr(second[2].score) == "-0.0"
-    # After the trial a position whose verdicts never repeat is no longer pooled; values stay.
+    assert [type(v.score) for v in first] == [type(None), int, float]
+    # After the trial a dimension whose verdicts never repeat is no longer pooled; values stay.
     for n in range(600):
-        out = pool((_verdict("same"), _verdict(f"unique {n}"), _verdict("z", 0.0)))
-        assert out[1].evidence == f"unique {n}" and out[0] is first[0]
+        unique = pool(*_fields(f"unique {n}", dimension="u"))
+        assert unique.evidence == f"unique {n}" and unique == DimensionVerdict(*_fields(f"unique {n}", dimension="u"))
+        assert pool(*_fields("same")) is first[0]
+    assert "u" in pool._unpooled and "d" not in pool._unpooled
+    # A verdict that differs in any one field is another object.
+    for changed in [("d2", "deterministic", "pass", "same", None, False), ("d", "judge", "pass", "same", None, False),
+                    ("d", "deterministic", "fail", "same", None, False), ("d", "deterministic", "pass", "same", None, True)]:
+        other = pool(*changed)
+        assert other is not first[0] and other == DimensionVerdict(*changed)  # type: ignore[arg-type]
 
 
 def test_unusual_verdicts_pass_through_unshared() -> None:
     pool = _VerdictPool()
-    odd = DimensionVerdict("d", "deterministic", "pass", "e", [1], True)  # type: ignore[arg-type]
-    assert pool((odd,))[0] is odd
+    odd = pool("d", "deterministic", "pass", "e", [1], True)  # type: ignore[arg-type]
+    assert odd.score == [1] and pool("d", "deterministic", "pass", "e", [1], True) is not odd  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("enabled", [True, False])
