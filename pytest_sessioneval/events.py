@@ -25,7 +25,7 @@ from typing import Any, Final
 
 import orjson
 
-from .jsonl import InputProblem, decode_object, iter_objects
+from .jsonl import InputProblem, decode_object, iter_lines, iter_objects
 from .sessions import Window
 from .timestamps import parse_timestamp_ms
 
@@ -45,6 +45,7 @@ GATE_EVENTS: Final = frozenset({GATE_PASSED, GATE_FAILED})
 BLOCKED: Final = "orchestrator.destructive_guard.blocked"
 LOOP_WARNING: Final = "orchestrator.loop.warning"
 SESSION_STARTED: Final = "orchestrator.session.started"
+_RELEVANT: Final = GATE_EVENTS | {BLOCKED, LOOP_WARNING, SESSION_STARTED}
 FULL_GATE: Final = "full-gate"
 
 # Every relevant event name contains one of these. A name spelt with ``\u``
@@ -253,9 +254,11 @@ def _scan_every_line(path: Path, problems: list[InputProblem], collector: _Colle
     """Decode every line of ``path``: each broken line is reported, relevant events collected."""
     found = False
     add = collector.add
-    for line, event in iter_objects(path, problems):
+    for line, _, event in iter_lines(path, problems):
         found = True
-        add(line, event)
+        name = event.get("event")
+        if type(name) is str and name in _RELEVANT:  # the others are never indexed: skip the call
+            add(line, event)
     return found
 
 

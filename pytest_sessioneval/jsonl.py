@@ -72,14 +72,21 @@ def iter_lines(
     path: Path, problems: list[InputProblem]
 ) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
     """Like ``iter_objects``, with each line's bytes (``decode_object`` of them gives the object)."""
+    loads, decode_error = orjson.loads, orjson.JSONDecodeError
     with open(path, "rb") as stream:
         for number, raw in enumerate(stream, 1):
-            if number == 1 and raw.startswith(_BOM):
-                raw = raw[len(_BOM):]
-            if not raw or raw.isspace():  # blank (ASCII whitespace only, as bytes.strip sees it)
-                continue
-            decoded = decode_object(raw)
-            if type(decoded) is str:
-                problems.append(InputProblem(str(path), number, decoded))
-            else:
-                yield number, raw, decoded  # type: ignore[misc]
+            # The common case first, inline: a line orjson reads as an object.
+            try:
+                decoded = loads(raw)
+            except decode_error:
+                decoded = None
+            if type(decoded) is not dict:
+                if number == 1 and raw.startswith(_BOM):
+                    raw = raw[len(_BOM):]
+                if not raw or raw.isspace():  # blank (ASCII whitespace only, as bytes.strip sees it)
+                    continue
+                decoded = decode_object(raw)
+                if type(decoded) is str:
+                    problems.append(InputProblem(str(path), number, decoded))
+                    continue
+            yield number, raw, decoded  # type: ignore[misc]

@@ -102,6 +102,7 @@ _STAMPS = [
 _KINDS = [
     "orchestrator.quality_gate.passed", "orchestrator.quality_gate.failed", BLOCKED, LOOP_WARNING,
     "orchestrator.session.started", "orchestrator.tool.called", "orchestrator.quality_gate.started",
+    ["orchestrator.quality_gate.passed"], {"event": BLOCKED}, None, 7,  # not event names at all
 ]
 
 
