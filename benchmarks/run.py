@@ -13,7 +13,10 @@ child process that does nothing else:
 (d) the peak RSS (``VmHWM``) of the child that ran (b);
 (e) sessions per second of (b);
 
-then the scaling of (b) between sizes (time per session-or-event), and (f) the
+then the scaling of (b) between sizes (time per session-or-event), (g) the parts
+of (b') that no scan can skip, each timed alone at the largest size (reading
+the files, the byte search, decoding the event lines that can name a relevant
+event, decoding the sessions, scoring the sessions), and (f) the
 pytest layer: ``pytest --session-eval DIR`` on 4,000 generated sessions against
 ``pytest`` on a file of as many parametrized no-op tests (both with ``-p
 no:cacheprovider -q``), alternated, median of three each.
@@ -101,6 +104,49 @@ SCORE_CHILD = PEAK_RSS + textwrap.dedent(
     scored = score_sessions(sys.argv[1], check_every_event_line=sys.argv[2] == "every")
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     print(json.dumps({"seconds": seconds, "cpu": cpu, "scored": len(scored), "rss_kb": peak_rss_kb()}))
+    """
+)
+
+# (g): what the fast scan (b') cannot avoid, each part timed alone on the same files.
+BREAKDOWN_CHILD = PEAK_RSS + textwrap.dedent(
+    """
+    import orjson
+    from pathlib import Path
+    from pytest_sessioneval.engine import evaluate
+    from pytest_sessioneval.events import _NEEDLES
+    directory = Path(sys.argv[1])
+    sessions_path, events_path = directory / "sessions.jsonl", directory / "events.jsonl"
+    out = {}
+    loads, error = orjson.loads, orjson.JSONDecodeError
+
+    def clock(name, work):
+        start = time.perf_counter()
+        value = work()
+        out[name] = time.perf_counter() - start
+        return value
+
+    data = clock("read both files", lambda: (sessions_path.read_bytes(), events_path.read_bytes()))[1]
+    clock("search the needles (C only)", lambda: [data.count(needle) for needle in (*_NEEDLES, b"\\\\")])
+    relevant = [line for line in data.split(b"\\n") if any(needle in line for needle in _NEEDLES)]
+    del data
+
+    def decode(lines):
+        for line in lines:
+            try:
+                loads(line)
+            except error:
+                pass
+
+    clock("decode the relevant event lines", lambda: decode(relevant))
+
+    def parse_sessions():
+        with open(sessions_path, "rb") as stream:
+            decode(stream)
+
+    clock("decode sessions.jsonl", parse_sessions)
+    clock("score every session, no events file", lambda: evaluate(sessions_path, None).scored)
+    out["relevant lines"] = len(relevant)
+    print(json.dumps(out))
     """
 )
 
@@ -290,6 +336,20 @@ def main(argv: list[str] | None = None) -> int:
             f"for n x{large.elements / small.elements:.2f}: k = {k:.2f}"
         )
 
+    largest = results[-1]
+    print(f"\n(g) where (b') goes at the largest size: each part alone, median of {args.repeat}:")
+    directory = dataset(args.data, largest.sessions, largest.events, args.seed)
+    parts = [child(BREAKDOWN_CHILD, str(directory)) for _ in range(args.repeat)]
+    relevant = parts[0].pop("relevant lines")
+    for part in parts[1:]:
+        part.pop("relevant lines")
+    floor = 0.0
+    for name in parts[0]:
+        seconds = statistics.median(part[name] for part in parts)
+        floor += seconds
+        print(f"  {name:<40} {seconds:6.3f} s  ({seconds / largest.parse_s:.2f} of (a))")
+    print(f"  sum {floor:.3f} s = {floor / largest.parse_s:.2f} of (a); {relevant:,} event lines can name a relevant event")
+
     pytest_result = None
     if args.pytest_sessions:
         print(f"\n(f) pytest layer, {args.pytest_sessions} sessions ...", flush=True)
@@ -300,7 +360,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  ratio {seconds['session-eval'] / noop:.2f}")
 
     print("\ngoals (largest size):")
-    largest = results[-1]
     print(f"  (b)/(a) <= {RATIO_GOAL}: {largest.ratio:.2f} -> {verdict(largest.ratio <= RATIO_GOAL)}")
     print(f"  (b')/(a) <= {RATIO_GOAL} (fast event scan): {largest.fast_ratio:.2f} -> {verdict(largest.fast_ratio <= RATIO_GOAL)}")
     print(f"  peak RSS <= {RSS_GOAL_MB:.0f} MB: {largest.rss_mb:.0f} MB -> {verdict(largest.rss_mb <= RSS_GOAL_MB)}")
