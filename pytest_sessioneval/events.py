@@ -28,6 +28,7 @@ import orjson
 from .jsonl import InputProblem, decode_object, iter_lines, iter_objects
 from .sessions import Window
 from .timestamps import parse_timestamp_ms
+from .values import is_blank
 
 __all__ = [
     "BLOCKED",
@@ -54,7 +55,6 @@ FULL_GATE: Final = "full-gate"
 _NEEDLES: Final = (b"quality_gate", b"session.started", b"destructive_guard", b"loop.warning")
 _ESCAPE: Final = b"\\u"
 _CHUNK: Final = 1 << 22
-_BOM: Final = b"\xef\xbb\xbf"
 
 
 def is_exit_zero(value: object) -> bool:
@@ -116,7 +116,7 @@ class _Collector:
                 return
             host = event.get("host_class")
             # The first start with a usable host_class wins.
-            if type(host) is str and host.strip() and stamp not in self.host_class:
+            if type(host) is str and not is_blank(host) and stamp not in self.host_class:
                 if self._canonical is not None:
                     stamp = self._canonical[stamp]
                 self.host_class[stamp] = self._hosts.setdefault(host, host)
@@ -278,7 +278,6 @@ def _scan(path: Path, problems: list[InputProblem], collector: _Collector) -> bo
     line_base = 1  # number of the first line in the buffer
     buffer = bytearray(_CHUNK)
     filled = 0  # bytes of the buffer that hold file data
-    first = True
     with open(path, "rb", buffering=0) as stream:
         while True:
             if filled == len(buffer):
@@ -294,10 +293,6 @@ def _scan(path: Path, problems: list[InputProblem], collector: _Collector) -> bo
                 limit = filled  # end of file: the last line may lack its newline
                 if limit == 0:
                     return found
-            if first:
-                first = False
-                if buffer.startswith(_BOM, 0, limit):
-                    buffer[0:3] = b"   "
             find, rfind = buffer.find, buffer.rfind
             ends: dict[int, int] = {}
             for needle in _NEEDLES:

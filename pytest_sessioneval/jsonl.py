@@ -10,9 +10,10 @@ from typing import Any
 
 import orjson
 
+from .values import is_blank
+
 __all__ = ["InputProblem", "decode_object", "iter_objects"]
 
-_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,10 +82,8 @@ def iter_lines(
             except decode_error:
                 decoded = None
             if type(decoded) is not dict:
-                if number == 1 and raw.startswith(_BOM):
-                    raw = raw[len(_BOM):]
-                if not raw or raw.isspace():  # blank (ASCII whitespace only, as bytes.strip sees it)
-                    continue
+                if not raw or raw.isspace() or is_blank(raw.decode("utf-8", "replace")):
+                    continue  # blank: nothing but whitespace as JavaScript's trim() sees it
                 decoded = decode_object(raw)
                 if type(decoded) is str:
                     problems.append(InputProblem(str(path), number, decoded))

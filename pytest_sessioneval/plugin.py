@@ -34,6 +34,7 @@ from .reporting import Tally, index_teardown_reports
 from .rubric import DimensionVerdict, Rubric, RubricError
 from .rubric_v1 import RUBRIC_V1
 from .timestamps import parse_timestamp_ms
+from .values import JS_WHITESPACE, is_blank
 from .verification import PLUGIN_VERSION
 
 __all__ = ["SessionEvalRun"]
@@ -222,10 +223,10 @@ def _record_model(config: pytest.Config, required: bool) -> dict[str, str]:
     source = _option(config, "--session-eval-model-source") or "self-report"
     if source not in MODEL_SOURCES:
         raise usage_error("--session-eval-model-source", f"{source!r} is not one of {', '.join(MODEL_SOURCES)}")
-    from_env = os.environ.get("ANTHROPIC_MODEL", "").strip()
+    from_env = os.environ.get("ANTHROPIC_MODEL", "").strip(JS_WHITESPACE)
     if from_env:
         return {"id": from_env, "source": "env"}
-    model_id = (_option(config, "--session-eval-model-id") or "").strip()
+    model_id = (_option(config, "--session-eval-model-id") or "").strip(JS_WHITESPACE)
     if not model_id and not required:
         return {"id": "unknown", "source": source}
     if not model_id:
@@ -446,7 +447,7 @@ class SessionEvalRun:
             timestamp=self.timestamp,
             model=self.model,
             plugin_version=PLUGIN_VERSION,
-            platform=platform if isinstance(platform, str) and platform.strip() else "unknown",
+            platform=platform if isinstance(platform, str) and not is_blank(platform) else "unknown",
             host_class=entry.host_class,
             hostname_hash=hostname_hash(socket.gethostname()),
             handle=self.handle,

@@ -28,6 +28,7 @@ from pydantic import (
 from .kpis import KPI_NAMES
 from .rubric import DimensionVerdict, Rubric
 from .timestamps import parse_timestamp_ms
+from .values import is_blank
 
 __all__ = [
     "FORBIDDEN_GLOBAL_SCORE_KEYS",
@@ -70,7 +71,7 @@ SUBMISSION_FIELDS: Final[dict[str, tuple[str, ...]]] = {
 
 
 def _non_blank(value: str) -> str:
-    if not value.strip():
+    if is_blank(value):
         raise ValueError("must be a non-empty string")
     return value
 
@@ -257,7 +258,7 @@ def run_id(session_id: str, timestamp: str) -> str:
 
 def hostname_hash(hostname: str) -> str | None:
     """The first 16 hex characters of sha256(hostname); the hostname itself is never stored."""
-    if not hostname.strip():
+    if is_blank(hostname):
         return None
     return hashlib.sha256(hostname.encode()).hexdigest()[:16]
 

@@ -3,11 +3,24 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
-__all__ = ["is_number", "is_truthy", "number_or_none", "show"]
+__all__ = ["JS_WHITESPACE", "is_blank", "is_number", "is_truthy", "number_or_none", "show"]
+
+
+# What JavaScript's String.prototype.trim removes: its WhiteSpace and LineTerminator
+# characters (Python's str.strip differs: it keeps U+FEFF and removes U+001C..U+001F, U+0085).
+JS_WHITESPACE: Final = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+def is_blank(text: str) -> bool:
+    """Whether ``text.trim()`` is empty in JavaScript."""
+    return not text.strip(JS_WHITESPACE)
 
 
 def is_number(value: object) -> bool:

@@ -66,6 +66,10 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+# String.prototype.trim removes these (ECMAScript WhiteSpace and LineTerminator).
+_JS_TRIMMED = "\t\n\u000b\u000c\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
 def decode_line(raw: str | bytes) -> tuple[str, Any]:
     """Classify one line: ``("blank", None)``, ``("bad", None)`` or ``("object", dict)``."""
     if isinstance(raw, bytes):
@@ -75,7 +79,7 @@ def decode_line(raw: str | bytes) -> tuple[str, Any]:
             return "bad", None
     else:
         text = raw
-    if text.strip(" \t\r\n") == "":
+    if text.strip(_JS_TRIMMED) == "":  # JavaScript's line.trim().length === 0
         return "blank", None
     try:
         value = json.loads(text, parse_constant=_reject_constant)

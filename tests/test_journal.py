@@ -16,6 +16,7 @@ from conftest import MetricsWriter, gate, session, write_jsonl
 from pytest_sessioneval.journal import append_records, read_journal
 from pytest_sessioneval.record import (
     InvalidRecord,
+    hostname_hash,
     project_submission,
     record_json_schema,
     validate_record,
@@ -406,3 +407,15 @@ def test_a_journal_as_input_is_reported_as_is(pytester: pytest.Pytester) -> None
     )
     deterministic_only = pytester.runpytest("--session-eval", "eval.jsonl", "-m", "not judge")
     deterministic_only.assert_outcomes(passed=3, failed=2, skipped=1)
+
+
+@pytest.mark.parametrize(("text", "blank"), [("\ufeff", True), ("\u3000 \u2028", True), ("\u001f", False), ("\u0085", False)])
+def test_blank_text_is_what_javascript_trims_to_nothing(text: str, blank: bool) -> None:
+    assert (hostname_hash(text) is None) is blank
+    record = reference_record()
+    record["model"]["id"] = text
+    if blank:
+        with pytest.raises(InvalidRecord, match=r"model\.id: must be a non-empty string"):
+            validate_record(record)
+    else:
+        validate_record(record)

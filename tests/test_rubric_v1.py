@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from conftest import gate, session, write_jsonl
 
@@ -303,3 +304,43 @@ def test_peer_names_are_capped_but_the_verdict_is_exact(tmp_path: Path) -> None:
 def score_sessions_dir(tmp_path: Path, sessions: list[Any]) -> list[Any]:
     write_jsonl(tmp_path / "sessions.jsonl", sessions)
     return score_sessions(tmp_path)
+
+
+@pytest.mark.parametrize("check_every_event_line", [True, False])
+def test_a_byte_order_mark_makes_line_one_bad_input_as_in_the_reference(
+    tmp_path: Path, check_every_event_line: bool
+) -> None:
+    # JSON text has no BOM; the reference's JSON.parse refuses such a line. Here it is
+    # reported and skipped: its window is no peer, its guard block counts for nothing.
+    bom = "\ufeff"
+    write_jsonl(tmp_path / "sessions.jsonl", [bom + orjson.dumps(session("p", "2026-07-20T09:10:00Z", "2026-07-20T09:20:00Z")).decode(), session("s")])
+    blocked = {"event": "orchestrator.destructive_guard.blocked", "timestamp": "2026-07-20T09:30:00Z"}
+    write_jsonl(tmp_path / "events.jsonl", [bom + orjson.dumps(blocked).decode()])
+    result = evaluate(tmp_path / "sessions.jsonl", tmp_path / "events.jsonl", check_every_event_line=check_every_event_line)
+    (scored,) = result.scored
+    assert scored.session_id == "s" and not scored.peers.count
+    assert scored.dimension("process-safety").status == "cannot-determine"  # no event object at all
+    assert [(Path(p.path).name, p.line) for p in result.problems] == [("sessions.jsonl", 1), ("events.jsonl", 1)]
+    assert all("BOM" in p.message for p in result.problems)
+
+
+def test_lines_javascript_trims_to_nothing_are_blank(tmp_path: Path) -> None:
+    blanks = ["\u00a0", "\u2028\u3000", "\ufeff", " \t\u000b\u000c\r"]
+    write_jsonl(tmp_path / "sessions.jsonl", [*blanks, session("s"), "\u001f"])
+    result = evaluate(tmp_path / "sessions.jsonl", None)
+    assert [entry.session_id for entry in result.scored] == ["s"]
+    # U+001F is no whitespace to JavaScript (Python's str.strip would remove it): bad input.
+    assert [p.line for p in result.problems] == [len(blanks) + 2]
+
+
+@pytest.mark.parametrize(
+    ("host", "kept"),
+    [("ci", True), (" ci ", True), ("\ufeff", False), ("\u3000\u2029", False), ("\u001f", True), ("\u0085", True), ("", False)],
+)
+def test_host_class_is_blank_exactly_when_javascript_trims_it_to_nothing(tmp_path: Path, host: str, kept: bool) -> None:
+    started = {"event": "orchestrator.session.started", "timestamp": "2026-07-20T09:00:00Z", "host_class": host}
+    for every in (True, False):
+        write_jsonl(tmp_path / "sessions.jsonl", [session("s")])
+        write_jsonl(tmp_path / "events.jsonl", [started])
+        (scored,) = score_sessions(tmp_path, check_every_event_line=every)
+        assert scored.host_class == (host if kept else None)
