@@ -22,6 +22,7 @@ from .rubric_v1 import RUBRIC_V1
 from .sessions import (
     Window,
     eligibility,
+    is_usable_id,
     session_id_problem,
     session_window,
 )
@@ -220,7 +221,7 @@ def _evaluate(
         starts.append(started if type(started) is str else None)
         admitted = selection.admits_start(record)
         sources.append(raw if admitted else None)
-        if type(raw_id) is str and raw_id:
+        if is_usable_id(raw_id):
             last_line_of[raw_id] = index
             ids.append(raw_id)
         else:

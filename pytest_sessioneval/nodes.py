@@ -222,6 +222,6 @@ class UnidentifiedRecordItem(_RecordItem):
         if isinstance(excinfo.value, UnidentifiedRecordError):
             return (
                 f"{self.where}: record has no usable session_id ({self.entry.reason}), so it "
-                "cannot be scored or selected. Give it a non-empty string session_id."
+                "cannot be scored or selected. Give it a session_id string that is not blank."
             )
         return super().repr_failure(excinfo, style)

@@ -6,12 +6,13 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from .timestamps import parse_timestamp_ms
-from .values import is_number, is_truthy, show
+from .values import is_blank, is_number, is_truthy, show
 
 __all__ = [
     "SessionLine",
     "Window",
     "eligibility",
+    "is_usable_id",
     "latest_eligible",
     "session_window",
     "usable_session_id",
@@ -40,10 +41,15 @@ class SessionLine:
         return usable_session_id(self.record)
 
 
+def is_usable_id(value: object) -> bool:
+    """A ``session_id`` that names a session: a string that is not blank (JavaScript's trim)."""
+    return type(value) is str and not is_blank(value)
+
+
 def usable_session_id(record: dict[str, Any]) -> str | None:
-    """The record's ``session_id`` when it is a non-empty string, else ``None``."""
+    """The record's ``session_id`` when it is usable (``is_usable_id``), else ``None``."""
     value = record.get("session_id")
-    return value if type(value) is str and value else None
+    return value if is_usable_id(value) else None
 
 
 def session_id_problem(record: dict[str, Any]) -> str:
@@ -51,8 +57,10 @@ def session_id_problem(record: dict[str, Any]) -> str:
     if "session_id" not in record:
         return "session_id is missing"
     value = record["session_id"]
-    if type(value) is str:
+    if value == "":
         return "session_id is an empty string"
+    if type(value) is str:
+        return f"session_id is blank (only whitespace: {show(value)})"
     return f"session_id is not a string (found {show(value)})"
 
 

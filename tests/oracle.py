@@ -288,13 +288,14 @@ def parse_timestamp(value: Any) -> int | None:
 
 
 def usable_session_id(record: dict) -> str | None:
-    """A session id the scored output can carry: a non-empty string.
+    """A session id the scored output can carry: a string JavaScript's trim() leaves non-empty.
 
-    SEMANTICS.md does not say what happens to a record without a string id;
-    such a record is never scored here (it still counts as another id's peer).
+    SEMANTICS.md does not say what happens to a record without such an id (the
+    reference cannot build its run_id); it is never scored here (it still
+    counts as another id's peer).
     """
     value = record.get("session_id")
-    if type(value) is str and value != "":
+    if type(value) is str and value.strip(_JS_TRIMMED) != "":
         return value
     return None
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import gate, session, write_jsonl
 
 from pytest_sessioneval import Selection, evaluate, score_sessions
-from pytest_sessioneval.engine import NoEligibleSession
+from pytest_sessioneval.engine import NoEligibleSession, UnidentifiedRecord
 from pytest_sessioneval.rubric_v1 import RUBRIC_V1
 from pytest_sessioneval.timestamps import parse_timestamp_ms
 
@@ -344,3 +344,21 @@ def test_host_class_is_blank_exactly_when_javascript_trims_it_to_nothing(tmp_pat
         write_jsonl(tmp_path / "events.jsonl", [started])
         (scored,) = score_sessions(tmp_path, check_every_event_line=every)
         assert scored.host_class == (host if kept else None)
+
+
+def test_a_blank_session_id_is_not_usable_but_its_window_still_makes_a_peer(tmp_path: Path) -> None:
+    overlapping = ("2026-07-20T09:10:00Z", "2026-07-20T09:20:00Z")
+    write_jsonl(
+        tmp_path / "sessions.jsonl",
+        [session(" ", *overlapping), session("\u3000\t", *overlapping), session("", *overlapping), session("s")],
+    )
+    result = evaluate(tmp_path / "sessions.jsonl", None)
+    reasons = [entry.reason for entry in result.entries if isinstance(entry, UnidentifiedRecord)]
+    assert reasons == [
+        'session_id is blank (only whitespace: " ")',
+        'session_id is blank (only whitespace: "\u3000\\t")',
+        "session_id is an empty string",
+    ]
+    (scored,) = result.scored
+    assert scored.peers.names == (" ", "\u3000\t", "")
+    assert result.session_ids == frozenset({"s"})
