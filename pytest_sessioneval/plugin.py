@@ -29,7 +29,7 @@ from .journal_items import JournalFile, StoredJournal
 from .judge import Judge, JudgeContractError, judge_session
 from .nodes import SessionsFile, _RecordItem, warn_problems
 from .options import absolute, add_collection_args, readable_file, usage_error
-from .record import MODEL_SOURCES, STANDARD_VERSION, build_record, hostname_hash
+from .record import MODEL_SOURCES, STANDARD_VERSION, InvalidRecord, build_record, hostname_hash
 from .reporting import Tally, index_teardown_reports
 from .rubric import DimensionVerdict, Rubric, RubricError
 from .rubric_v1 import RUBRIC_V1
@@ -417,12 +417,20 @@ class SessionEvalRun:
 
     def _append_journal(self, session: pytest.Session) -> None:
         assert self.journal_path is not None
-        records = [
-            self._record(entry)
-            for evaluation in self.evaluations.values()
-            for entry in evaluation.scored
-            if entry.session_id in self.tally.sessions
-        ]
+        records = []
+        unwritable = []
+        for evaluation in self.evaluations.values():
+            for entry in evaluation.scored:
+                if entry.session_id not in self.tally.sessions:
+                    continue
+                try:
+                    records.append(self._record(entry))
+                except InvalidRecord as exc:  # e.g. a custom rubric's verdict the schema refuses
+                    where = f"{bestrelpath(session.config.invocation_params.dir, evaluation.sessions_path)}:{entry.line}"
+                    unwritable.append(f"NOT WRITTEN {where}: the record of session {entry.session_id!r} is invalid: {exc}")
+        if unwritable:
+            self.journal_messages.extend(unwritable)
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
         try:
             outcome = append_records(self.journal_path, records)
         except JournalError as exc:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeGuard
 
 from .timestamps import parse_timestamp_ms
 from .values import is_blank, is_number, is_truthy, show
@@ -41,7 +41,7 @@ class SessionLine:
         return usable_session_id(self.record)
 
 
-def is_usable_id(value: object) -> bool:
+def is_usable_id(value: object) -> TypeGuard[str]:
     """A ``session_id`` that names a session: a string that is not blank (JavaScript's trim)."""
     return type(value) is str and not is_blank(value)
 

@@ -232,3 +232,22 @@ def test_rubric_rules_in_the_core(tmp_path: Path) -> None:
     with pytest.raises(RubricError, match="non-empty version"):
         Rubric("", text, ())
     assert Rubric("r", text, RUBRIC_V1.dimensions).sha256 == "2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881"
+
+
+def test_a_record_the_schema_refuses_is_named_and_the_others_are_written(pytester: pytest.Pytester, metrics: Path) -> None:
+    # A custom scored dimension answering an infinite score for one session: its record cannot
+    # be written; the run says which, fails, and still appends every other session's record.
+    rubric = (
+        'Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", "e", '
+        'float("inf") if c.record["session_id"] == "b" else 1), scored=True),))'
+    )
+    pytester.makeconftest(RUBRIC_PLUGIN.format(rubric=rubric))
+    result = pytester.runpytest(
+        "--session-eval", str(metrics), "--session-eval-rubric", "mine", "--session-eval-journal", "eval.jsonl",
+        "--session-eval-model-id", "m", "--session-eval-timestamp", "2026-08-01T00:00:00Z",
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*NOT WRITTEN *sessions.jsonl:*: the record of session 'b' is invalid: dimensions?0?.score: must be a finite number*"])
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    written = [json.loads(line)["session_id"] for line in (pytester.path / "eval.jsonl").read_text().splitlines()]
+    assert written and "b" not in written
