@@ -52,7 +52,9 @@ def _number_field(container: object, name: str, label: str, notes: list[str]) ->
 
 
 def _with_notes(text: str, notes: list[str]) -> str:
-    return text + "".join(f" Note: {note}." for note in notes)
+    if not notes:
+        return text
+    return text + "".join([f" Note: {note}." for note in notes])
 
 
 def _window_phrase(context: SessionContext) -> str:

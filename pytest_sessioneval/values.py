@@ -47,6 +47,8 @@ def is_truthy(value: object) -> bool:
 
 def show(value: Any) -> str:
     """A value as it appears in the data (JSON text), for evidence and messages."""
+    if type(value) is int:
+        return str(value)  # what orjson writes, and beyond 64 bits what it cannot
     try:
         return orjson.dumps(value).decode()
     except TypeError:

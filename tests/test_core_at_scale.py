@@ -32,6 +32,7 @@ from pytest_sessioneval.jsonl import InputProblem, decode_object, iter_objects
 from pytest_sessioneval.rubric import DimensionVerdict
 from pytest_sessioneval.sessions import Window
 from pytest_sessioneval.timestamps import _parse, parse_timestamp_ms
+from pytest_sessioneval.values import show
 
 # ---------------------------------------------------------------------------
 # Timestamps: the fast path for the common shapes
@@ -284,3 +285,12 @@ def test_the_benchmark_generator_is_deterministic_and_its_data_scores(tmp_path: 
     assert len(evaluation.entries) - len(scored) > 0  # abandoned or unfinished sessions are skipped
     assert any(entry.peers.count for entry in scored)  # some windows overlap
     assert any(entry.host_class for entry in scored)
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(3, "3"), (-7, "-7"), (2**70, "1180591620717411303424"), (True, "true"), (0.5, "0.5"), (-0.0, "-0.0"),
+     (1.0, "1.0"), ("0", '"0"'), (None, "null"), ([1, "a"], '[1,"a"]'), ({"k": 1}, '{"k":1}')],
+)
+def test_values_are_shown_as_json_text(value: Any, text: str) -> None:
+    assert show(value) == text
