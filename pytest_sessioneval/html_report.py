@@ -50,6 +50,7 @@ from .rubric import (
     STATUSES,
 )
 from .timestamps import parse_timestamp_ms
+from .values import show
 
 if TYPE_CHECKING:
     from .engine import SessionEvaluation
@@ -202,13 +203,20 @@ class _Week:
     monday: date
 
 
+# Every week between the first and last session is plotted up to this span (ten years).
+_MAX_CONTIGUOUS_WEEKS = 522
+
+
 def _week_of(started_at: str | None) -> _Week | None:
     ms = parse_timestamp_ms(started_at)
     if ms is None:
         return None
-    day = _EPOCH + timedelta(days=ms // _MS_PER_DAY)
-    year, week, weekday = day.isocalendar()
-    return _Week(f"{year:04d}-W{week:02d}", day - timedelta(days=weekday - 1))
+    try:
+        day = _EPOCH + timedelta(days=ms // _MS_PER_DAY)
+        year, week, weekday = day.isocalendar()
+        return _Week(f"{year:04d}-W{week:02d}", day - timedelta(days=weekday - 1))
+    except OverflowError:  # a week reaching outside years 1 to 9999: no calendar week to plot
+        return None
 
 
 def _weeks(report: ReportData) -> tuple[list[_Week], dict[str, dict[date, Counter[str]]], int]:
@@ -227,11 +235,14 @@ def _weeks(report: ReportData) -> tuple[list[_Week], dict[str, dict[date, Counte
             by_dimension.setdefault(dimension, {}).setdefault(week.monday, Counter())[cell.status] += 1
     weeks: list[_Week] = []
     if mondays:
-        monday, last = min(mondays), max(mondays)
-        while monday <= last:
+        first, last = min(mondays), max(mondays)
+        if (last - first).days > 7 * _MAX_CONTIGUOUS_WEEKS:
+            shown = sorted(mondays)  # decades apart: only the weeks that hold sessions
+        else:
+            shown = [first + timedelta(days=7 * n) for n in range((last - first).days // 7 + 1)]
+        for monday in shown:
             year, week_number, _ = monday.isocalendar()
             weeks.append(_Week(f"{year:04d}-W{week_number:02d}", monday))
-            monday += timedelta(days=7)
     return weeks, by_dimension, undated
 
 
@@ -247,6 +258,8 @@ def _score(score: float | int | None) -> str:
         return ""
     if isinstance(score, float) and not math.isfinite(score):
         return str(score)
+    if isinstance(score, int) and not -(10**15) < score < 10**15:
+        return show(score)  # exact, where a float conversion would overflow or round
     return f"{score:g}"
 
 
@@ -424,7 +437,8 @@ def _charts(report: ReportData, dimensions: Sequence[str]) -> str:
         ) + "</div>"
     sessions = "session" if undated == 1 else "sessions"
     undated_note = (
-        f"{undated} {sessions} without a parseable started_at: counted in the tables, not in the charts."
+        f"{undated} {sessions} without a parseable started_at (or one outside the years 1 to 9999): "
+        "counted in the tables, not in the charts."
         if undated
         else "Every session has a parseable started_at."
     )

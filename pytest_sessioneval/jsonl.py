@@ -35,6 +35,22 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON value")
 
 
+_INT64_MIN, _UINT64_END = -(1 << 63), 1 << 64
+
+
+def _parse_int(text: str) -> int | float:
+    """An integer literal as orjson reads it: exact within 64 bits, else the nearest double.
+
+    Beyond about 309 digits that double is infinity, as in JavaScript, so it is no
+    number; and no digit count is refused (Python's int() refuses over 4,300 digits).
+    """
+    if len(text) <= 21:
+        value = int(text)
+        if _INT64_MIN <= value < _UINT64_END:
+            return value
+    return float(text)
+
+
 def decode_object(raw: bytes) -> dict[str, Any] | str:
     """Decode one line: the object, or a message saying why it is not one.
 
@@ -48,9 +64,15 @@ def decode_object(raw: bytes) -> dict[str, Any] | str:
     except orjson.JSONDecodeError:
         text = raw.rstrip(b"\r\n")  # so that the message speaks of the line, not its newline
         try:
-            value = json.loads(text.decode("utf-8", errors="replace"), parse_constant=_reject_constant)
+            value = json.loads(
+                text.decode("utf-8", errors="replace"), parse_constant=_reject_constant, parse_int=_parse_int
+            )
+        except json.JSONDecodeError as exc:
+            return f"not valid JSON ({exc.msg} at column {exc.colno}); line skipped"
         except ValueError as exc:
             return f"not valid JSON ({exc}); line skipped"
+        except RecursionError:
+            return "nested too deeply to read (about a thousand levels or more); line skipped"
     if type(value) is not dict:
         kind = "null" if value is None else _KIND.get(type(value), type(value).__name__)
         return f"not a JSON object (found {kind}); line skipped"

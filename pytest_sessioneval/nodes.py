@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import linecache
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,26 +31,90 @@ class SessionEvalInputWarning(pytest.PytestWarning):
     """A line of an input file was skipped (invalid JSON, not an object, ...)."""
 
 
+#: Unusable lines warned about one by one per file; the rest are summed up in one warning.
+WARNED_LINES_PER_FILE = 20
+_EXCERPT_CHARS = 80
+
+
+class _Excerpts:
+    """What ``linecache`` shows under a warning about a data file: a short, escaped excerpt.
+
+    Python prints the source line of a warning's location; for a data file that
+    would be the raw line, however long, control characters included.
+    """
+
+    def __init__(self, excerpts: dict[int, str]) -> None:
+        self._excerpts = excerpts
+        self._size = max(excerpts, default=0)
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __getitem__(self, index: int) -> str:
+        return self._excerpts.get(index + 1, "")
+
+
+def _excerpts(path: str, lines: list[int]) -> dict[int, str]:
+    """An escaped start of each of ``lines`` (ascending) of ``path``, read in one pass."""
+    wanted, out = set(lines), {}
+    try:
+        with open(path, "rb") as stream:
+            for number, raw in enumerate(stream, 1):
+                if number in wanted:
+                    text = raw[: _EXCERPT_CHARS * 4].decode("utf-8", "replace").rstrip("\r\n")
+                    shown = ascii(text[:_EXCERPT_CHARS])[1:-1]
+                    out[number] = shown + (" ..." if len(text) > _EXCERPT_CHARS else "") + "\n"
+                    if number >= lines[-1]:
+                        break
+    except OSError:
+        pass
+    return out
+
+
 def warn_problems(problems: list[InputProblem], start: Path) -> None:
-    """Emit one warning per unusable input line, located at that file and line."""
+    """Warn about unusable input lines, each located at its file and line.
+
+    Up to ``WARNED_LINES_PER_FILE`` lines per file get a warning each (with an
+    escaped excerpt of the line); one more warning counts the rest.
+    """
+    by_file: dict[str, list[InputProblem]] = {}
     for problem in problems:
-        where = bestrelpath(start, Path(problem.path))
-        warnings.warn_explicit(
-            SessionEvalInputWarning(f"{where}:{problem.line}: {problem.message}"),
-            category=SessionEvalInputWarning,
-            filename=problem.path,
-            lineno=problem.line,
-        )
+        by_file.setdefault(problem.path, []).append(problem)
+    for path, found in by_file.items():
+        where = bestrelpath(start, Path(path))
+        shown = found[:WARNED_LINES_PER_FILE]
+        excerpts = _Excerpts(_excerpts(path, [problem.line for problem in shown]))
+        linecache.cache[path] = (None, None, excerpts, path)  # type: ignore[assignment]
+        for problem in shown:
+            warnings.warn_explicit(
+                SessionEvalInputWarning(f"{where}:{problem.line}: {problem.message}"),
+                category=SessionEvalInputWarning,
+                filename=path,
+                lineno=problem.line,
+            )
+        rest = found[WARNED_LINES_PER_FILE:]
+        if rest:
+            warnings.warn_explicit(
+                SessionEvalInputWarning(
+                    f"{where}: {len(rest)} more unusable line(s), skipped (lines {rest[0].line} to {rest[-1].line})"
+                ),
+                category=SessionEvalInputWarning,
+                filename=path,
+                lineno=rest[0].line,
+            )
 
 
 class SessionsFile(pytest.File):
     """A ``sessions.jsonl``: yields the items of its already-scored sessions."""
 
-    def __init__(self, *, evaluation: Evaluation, **kwargs: Any) -> None:
+    def __init__(self, *, evaluation: Evaluation, on_collect: Callable[[], None] | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.evaluation = evaluation
+        self.on_collect = on_collect  # warns about unusable input lines (once per run)
 
     def collect(self) -> Iterator[_RecordItem]:
+        if self.on_collect is not None:
+            self.on_collect()
         rubric = self.evaluation.rubric
         for entry in self.evaluation.entries:
             if isinstance(entry, SessionEvaluation):

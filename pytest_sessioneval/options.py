@@ -8,6 +8,7 @@ the paths pytest collects.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,11 +149,31 @@ def absolute(path: Path) -> Path:
     return Path(os.path.abspath(path))
 
 
+def path_kind(flag: str, path: Path) -> str | None:
+    """``"file"``, ``"dir"``, ``"other"``, or ``None`` when nothing is there.
+
+    A path the system refuses to look at (too long, a symlink loop, no permission
+    to search a directory on the way) is a usage error naming ``flag``.
+    """
+    try:
+        mode = path.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise usage_error(flag, f"{path}: cannot be used ({exc.strerror or exc})") from None
+    except ValueError as exc:  # e.g. an embedded NUL byte
+        raise usage_error(flag, f"{path!r}: not a usable path ({exc})") from None
+    if stat.S_ISREG(mode):
+        return "file"
+    return "dir" if stat.S_ISDIR(mode) else "other"
+
+
 def readable_file(flag: str, path: Path) -> Path:
     """``path`` made absolute, or a usage error saying why it cannot be read."""
-    if not path.exists():
+    kind = path_kind(flag, path)
+    if kind is None:
         raise usage_error(flag, f"{path}: no such file or directory")
-    if not path.is_file():
+    if kind != "file":
         raise usage_error(flag, f"{path}: not a file")
     try:
         with open(path, "rb"):

@@ -6,6 +6,7 @@ import os
 import socket
 from dataclasses import asdict, replace
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from .journal import JournalError, append_records, is_journal, read_journal
 from .journal_items import JournalFile, StoredJournal
 from .judge import Judge, JudgeContractError, judge_session
 from .nodes import SessionsFile, _RecordItem, warn_problems
-from .options import absolute, add_collection_args, readable_file, usage_error
+from .options import absolute, add_collection_args, path_kind, readable_file, usage_error
 from .record import MODEL_SOURCES, STANDARD_VERSION, InvalidRecord, build_record, hostname_hash
 from .reporting import Tally, index_teardown_reports
 from .rubric import DimensionVerdict, Rubric, RubricError
@@ -74,7 +75,7 @@ def _resolve_sources(config: pytest.Config, paths: list[Path]) -> dict[Path, Pat
     events = readable_file("--session-eval-events", events_option) if events_option else None
     sources: dict[Path, Path | None] = {}
     for path in paths:
-        if path.is_dir() and not (path / "sessions.jsonl").exists():
+        if path_kind("--session-eval", path) == "dir" and path_kind("--session-eval", path / "sessions.jsonl") is None:
             raise usage_error("--session-eval", f"{path}: directory holds no sessions.jsonl")
         sessions, beside = resolve_inputs(path, events)
         readable_file("--session-eval", sessions)
@@ -120,7 +121,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     if verify and not paths:
         raise usage_error("--session-eval-verify", "needs --session-eval to name the metrics to re-score")
-    journals = [p for p in paths if p.is_file() and is_journal(p)]
+    journals = [p for p in paths if path_kind("--session-eval", p) == "file" and is_journal(p)]
     sources = _resolve_sources(config, [p for p in paths if p not in journals])
     selection = Selection(
         session_ids=frozenset(_option(config, "--session-eval-session")) or None,
@@ -164,11 +165,12 @@ def _writable_journal(path: Path) -> Path:
 
 
 def _writable_file(flag: str, path: Path) -> Path:
-    if path.exists() and not path.is_file():
+    kind = path_kind(flag, path)
+    if kind not in (None, "file"):
         raise usage_error(flag, f"{path}: not a file")
-    if not path.parent.is_dir():
+    if path_kind(flag, path.parent) != "dir":
         raise usage_error(flag, f"{path}: directory {path.parent} does not exist")
-    if not os.access(path if path.exists() else path.parent, os.W_OK):
+    if not os.access(path if kind else path.parent, os.W_OK):
         raise usage_error(flag, f"{path}: not writable")
     return absolute(path)
 
@@ -268,6 +270,7 @@ class SessionEvalRun:
         self.model: dict[str, str] = {}
         self.handle: str | None = None
         self.journal_messages: list[str] = []
+        self._warned = False  # unusable input lines were warned about
         self.judges: list[Judge] | None = None
         self.judge_timeout: float | None = None
         self.html_path: Path | None = None
@@ -358,21 +361,31 @@ class SessionEvalRun:
                 journal.fresh.setdefault(entry.session_id, entry)
         self.journals[path] = journal
 
-    def pytest_collection(self, session: pytest.Session) -> None:
-        # Warned once, by the process that reports; xdist workers stay silent.
-        if not is_worker(session.config):
-            start = session.config.invocation_params.dir
-            for evaluation in self.evaluations.values():
-                warn_problems(evaluation.problems, start)
-            for journal in self.journals.values():
-                warn_problems(journal.problems, start)
+    def _warn_input_problems(self, config: pytest.Config) -> None:
+        """Warn about every unusable input line, once per run, from inside a collector.
+
+        Inside ``collect()``, so that ``-W error`` makes it a collection error of
+        that file. Under xdist only the first worker warns (its warnings reach
+        the controller), so each line is reported once.
+        """
+        if self._warned:
+            return
+        self._warned = True
+        if is_worker(config) and config.workerinput.get("workerid") != "gw0":  # type: ignore[attr-defined]
+            return
+        start = config.invocation_params.dir
+        for evaluation in self.evaluations.values():
+            warn_problems(evaluation.problems, start)
+        for journal in self.journals.values():
+            warn_problems(journal.problems, start)
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
         path = absolute(file_path)
+        warn = partial(self._warn_input_problems, parent.config)
         if path in self.journals and (self.verify_path is None or path == self.verify_path):
-            return JournalFile.from_parent(parent, path=file_path, journal=self.journals[path])
+            return JournalFile.from_parent(parent, path=file_path, journal=self.journals[path], on_collect=warn)
         if self.verify_path is None and path in self.evaluations:
-            return SessionsFile.from_parent(parent, path=file_path, evaluation=self.evaluations[path])
+            return SessionsFile.from_parent(parent, path=file_path, evaluation=self.evaluations[path], on_collect=warn)
         return None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

@@ -77,6 +77,11 @@ def _non_blank(value: str) -> str:
 
 
 def _finite(value: float) -> float:
+    if type(value) is int:
+        # JSON tools (and this journal's writer) read integers exactly within 64 bits only.
+        if not -(1 << 63) <= value < 1 << 64:
+            raise ValueError("must be an integer of at most 64 bits (a finite number JSON tools read exactly)")
+        return value
     if not math.isfinite(value):
         raise ValueError("must be a finite number")
     return value

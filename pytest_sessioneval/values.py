@@ -47,8 +47,13 @@ def is_truthy(value: object) -> bool:
 
 def show(value: Any) -> str:
     """A value as it appears in the data (JSON text), for evidence and messages."""
-    if type(value) is int:
+    kind = type(value)
+    if kind is int:
         return str(value)  # what orjson writes, and beyond 64 bits what it cannot
+    if kind is float and not math.isfinite(value):
+        # A number beyond the double range (1e400) reads as infinity; JSON cannot
+        # write it (orjson would say null), so it is named as JavaScript names it.
+        return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
     try:
         return orjson.dumps(value).decode()
     except TypeError:

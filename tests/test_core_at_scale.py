@@ -290,6 +290,7 @@ def test_the_benchmark_generator_is_deterministic_and_its_data_scores(tmp_path: 
 @pytest.mark.parametrize(
     ("value", "text"),
     [(3, "3"), (-7, "-7"), (2**70, "1180591620717411303424"), (True, "true"), (0.5, "0.5"), (-0.0, "-0.0"),
+     (float("inf"), "Infinity"), (float("-inf"), "-Infinity"), (float("nan"), "NaN"),
      (1.0, "1.0"), ("0", '"0"'), (None, "null"), ([1, "a"], '[1,"a"]'), ({"k": 1}, '{"k":1}')],
 )
 def test_values_are_shown_as_json_text(value: Any, text: str) -> None:

@@ -300,7 +300,7 @@ def test_weekly_chart_leaves_gaps_for_empty_weeks_and_counts_undated_sessions_ap
     ]
     gate = weekly[weekly.index('data-dimension="gate-health"') :]
     assert "pass rate 1.00 (n = 1, no interval); 1 cannot-determine" in html.unescape(gate[: gate.index("</g></svg>")])
-    assert "1 session without a parseable started_at: counted in the tables, not in the charts." in weekly
+    assert "1 session without a parseable started_at (or one outside the years 1 to 9999): counted in the tables, not in the charts." in weekly
     assert ">undated<" in section(page, "per-session")
 
 
@@ -441,3 +441,17 @@ def test_the_html_option_needs_a_writable_place(pytester: pytest.Pytester) -> No
     result = pytester.runpytest("--session-eval", "sessions.jsonl", "--session-eval-html", "no/such/dir/r.html")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--session-eval-html: *r.html: directory *no/such/dir does not exist*"])
+
+
+def test_weeks_at_the_ends_of_the_calendar_and_decades_apart() -> None:
+    statuses = every("pass", efficiency_kpis="not-applicable")
+    page = render_report(report((
+        row("year-0", "0000-01-03T00:00:00Z", statuses, 1),
+        row("first-week", "0001-01-01T00:00:00Z", statuses, 2),
+        row("last-week", "9999-12-31T23:59:59Z", statuses, 3),
+        row("now", "2026-07-20T09:00:00Z", statuses, 4),
+    )))
+    weekly = section(page, "weekly")
+    # Only the weeks that hold sessions, not the half a million between them.
+    assert sorted(set(re.findall(r">(\d{4}-W\d\d)<", weekly))) == ["0001-W01", "2026-W30", "9999-W52"]
+    assert "1 session without a parseable started_at (or one outside the years 1 to 9999)" in weekly

@@ -337,3 +337,35 @@ def test_failure_summary_keeps_teardown_sections(pytester: pytest.Pytester, writ
     for result in (with_sessions, alone):
         result.stdout.fnmatch_lines(["*_ test_fails _*", "*- Captured stdout teardown -*", "teardown says hello"])
     assert with_sessions.stdout.str().count("teardown says hello") == alone.stdout.str().count("teardown says hello") == 1
+
+
+def test_unusable_lines_are_warned_once_capped_and_shown_escaped(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+    bad = ["{bad \x1b[2J" + "x" * 300] * 25
+    metrics = write_metrics([session("a"), *bad, "[" * 1500 + "]" * 1500])
+    for extra in ((), ("-n", "2")):
+        result = pytester.runpytest("--session-eval", str(metrics), *extra)
+        out = result.stdout.str()
+        assert "\x1b" not in out and "x" * 100 not in out
+        assert out.count("SessionEvalInputWarning: metrics/sessions.jsonl:") == 20 + 1, extra
+        result.stdout.fnmatch_lines(
+            ["*{bad \\x1b[2Jxxxx* ...", "*metrics/sessions.jsonl: 6 more unusable line(s), skipped (lines 22 to 27)*"]
+        )
+        assert "INTERNALERROR" not in out
+
+
+def test_warnings_as_errors_make_a_collection_error_not_a_crash(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+    metrics = write_metrics([session("a"), "not json"], ["[" * 1500 + "]" * 1500])
+    result = pytester.runpytest("--session-eval", str(metrics), "-W", "error")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*ERROR collecting metrics/sessions.jsonl*", "*SessionEvalInputWarning: metrics/sessions.jsonl:2: not valid JSON*"])
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+
+
+def test_a_path_the_system_refuses_to_look_at_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    for flag in ("--session-eval", "--session-eval-html", "--session-eval-journal"):
+        args = ["--session-eval", "a" * 300] if flag == "--session-eval" else ["--session-eval", "x", flag, "b" * 300]
+        (pytester.path / "x").mkdir(exist_ok=True)
+        (pytester.path / "x" / "sessions.jsonl").write_text(json.dumps(session("a")) + "\n")
+        result = pytester.runpytest(*args, "--session-eval-model-id", "m")
+        assert result.ret == pytest.ExitCode.USAGE_ERROR, flag
+        result.stderr.fnmatch_lines([f"ERROR: {flag}: *: cannot be used (File name too long)"])

@@ -362,3 +362,23 @@ def test_a_blank_session_id_is_not_usable_but_its_window_still_makes_a_peer(tmp_
     (scored,) = result.scored
     assert scored.peers.names == (" ", "\u3000\t", "")
     assert result.session_ids == frozenset({"s"})
+
+
+def test_integers_are_read_as_javascript_reads_them(tmp_path: Path) -> None:
+    # Beyond 64 bits an integer is the nearest double (as orjson reads it); beyond the
+    # double range, infinity: no number, as JavaScript's JSON.parse makes it.
+    huge, endless = "1" + "0" * 400, "9" * 5000
+    write_jsonl(tmp_path / "sessions.jsonl", [
+        f'{{"session_id":"a","status":"completed","total_waves":{huge},"total_agents":{endless},'
+        f'"total_token_input":18446744073709551616,"total_token_output":18446744073709551615,'
+        f'"effectiveness":{{"completion_rate":{huge},"planned_issues":3}}}}',
+        '{"session_id":"deep","status":"completed","x":' + "[" * 1500 + "]" * 1500 + "}",
+    ])
+    result = evaluate(tmp_path / "sessions.jsonl", None)
+    (scored,) = result.scored
+    assert scored.kpis["total_waves"] is None and scored.kpis["total_agents"] is None
+    assert scored.kpis["token_input"] == 2.0**64 and type(scored.kpis["token_input"]) is float
+    assert scored.kpis["token_output"] == 18446744073709551615
+    plan = scored.dimension("plan-fidelity")
+    assert plan.status == "cannot-determine" and "completion_rate=Infinity is not a number" in plan.evidence
+    assert [(p.line, p.message) for p in result.problems] == [(2, "nested too deeply to read (about a thousand levels or more); line skipped")]
