@@ -17,7 +17,7 @@ from .events import read_events
 from .jsonl import InputProblem, decode_object, iter_lines
 from .kpis import extract_kpis
 from .peers import PeerIndex, Peers
-from .rubric import DimensionVerdict, Method, Rubric, SessionContext, Status
+from .rubric import DimensionVerdict, Method, Rubric, RubricError, SessionContext, Status
 from .rubric_v1 import RUBRIC_V1
 from .sessions import (
     Window,
@@ -163,8 +163,10 @@ def evaluate(
     an event the rubric reads: the same verdicts, faster, but a broken line of
     another event kind is not reported.
 
-    Raises ``OSError`` when a file cannot be read and ``NoEligibleSession`` when
-    ``selection.latest`` finds nothing to score.
+    Raises ``OSError`` when a file cannot be read, ``NoEligibleSession`` when
+    ``selection.latest`` finds nothing to score, and ``RubricError`` (naming
+    the file, line and session) when a scorer raises or answers outside the
+    rules.
     """
     # Scoring creates a few objects per session and frees none of them until the
     # end, so the cyclic collector would walk the growing heap again and again
@@ -297,6 +299,10 @@ def _evaluate(
         window = windows[index]
         kpis = extract_kpis(record, window)
         peers = peers_of(sid, window)
+        try:
+            dimensions = score(SessionContext(record, window, peers, events, kpis), share)
+        except RubricError as exc:
+            raise RubricError(f"{sessions_path}:{numbers[index]} (session {sid!r}): {exc}") from exc.__cause__
         entries[place] = SessionEvaluation(
             session_id=sid,
             line=numbers[index],
@@ -304,7 +310,7 @@ def _evaluate(
             window=window,
             peers=peers,
             kpis=kpis,
-            dimensions=score(SessionContext(record, window, peers, events, kpis), share),
+            dimensions=dimensions,
             host_class=host_class(record.get("started_at")),
         )
     return result

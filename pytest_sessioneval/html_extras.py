@@ -18,6 +18,7 @@ from typing import Any, Final
 
 import pytest
 
+from .nodes import ITEM_KEYWORD
 from .rubric import JUDGE
 
 __all__ = ["PLUGIN_NAME", "HtmlColumns", "register", "verdict_and_evidence"]
@@ -59,7 +60,8 @@ class HtmlColumns:
         """Add the item's verdict and evidence; other rows get empty cells, so columns line up."""
         if not cells:  # another plugin dropped this row
             return
-        verdict, evidence = verdict_and_evidence(getattr(report, "user_properties", ()))
+        ours = ITEM_KEYWORD in getattr(report, "keywords", {})
+        verdict, evidence = verdict_and_evidence(getattr(report, "user_properties", ())) if ours else ("", "")
         cells.insert(_POSITION, f'<td class="col-verdict">{escape(verdict, quote=True)}</td>')
         cells.insert(_POSITION + 1, f'<td class="col-evidence">{escape(evidence, quote=True)}</td>')
 

@@ -78,8 +78,9 @@ def _check(plugin: str, answer: Any, rubric: Rubric) -> list[dict[str, Any]]:
         if not isinstance(verdict.get("evidence"), str):
             raise JudgeContractError(f"{where}: evidence must be a string")
         score = verdict.get("score")
-        if score is not None and not is_number(score):
-            raise JudgeContractError(f"{where}: score must be a number or null, got {show(score)}")
+        if score is not None and not (is_number(score) and (type(score) is not int or -(1 << 63) <= score < 1 << 64)):
+            shown = show(score) if type(score) is not int else f"an integer of {score.bit_length()} bits"
+            raise JudgeContractError(f"{where}: score must be a finite number (integers of at most 64 bits) or null, got {shown}")
         verdicts.append(verdict)
     return verdicts
 

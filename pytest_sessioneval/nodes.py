@@ -147,10 +147,20 @@ except ImportError:  # pytest < 9.2 keeps node ids as plain strings
     _StructuredNodeId = None  # type: ignore[assignment,misc]
 
 
+#: A keyword every item of this plugin carries: ``-k session_eval`` selects them, and the
+#: summary counts only reports that carry it (other tests' ``record_property`` stays theirs).
+ITEM_KEYWORD = "session_eval"
+
+
 class _RecordItem(pytest.Item):
     """An item that stands for one line of a data file."""
 
     line: int
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.keywords[ITEM_KEYWORD] = True
+        self.extra_keyword_matches.add(ITEM_KEYWORD)
 
     def metadata(self) -> dict[str, Any]:
         """What JSON reports carry for this item (under ``metadata.session_eval``)."""
@@ -196,7 +206,8 @@ class DimensionItem(_RecordItem):
         self.line = evaluation.line
         for marker in markers_for(verdict.status, verdict.evidence, verdict.method):
             self.add_marker(marker)
-        self.add_marker(pytest.mark.xdist_group(name=f"session-eval:{evaluation.session_id}"))
+        # The escaped id: xdist shows the group name as part of the node id.
+        self.add_marker(pytest.mark.xdist_group(name=f"session-eval:{escape_session_id(evaluation.session_id)}"))
         self.user_properties.extend(
             [
                 ("session_id", evaluation.session_id),

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from .intervals import DimensionRate, format_rate, ranking_note
+from .nodes import ITEM_KEYWORD
 from .rubric import FAIL, PASS, STATUSES
 
 __all__ = ["Tally"]
@@ -31,7 +32,7 @@ class Tally:
 
     def add(self, report: pytest.TestReport) -> None:
         """Count one item, from the report that decides its outcome."""
-        if not report.user_properties or not _decisive(report):
+        if not report.user_properties or ITEM_KEYWORD not in report.keywords or not _decisive(report):
             return
         props: dict[str, Any] = dict(report.user_properties)
         if props.get("verification"):

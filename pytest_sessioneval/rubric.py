@@ -154,7 +154,12 @@ class Rubric:
         build = DimensionVerdict if make is None else make
         verdicts = []
         for dimension in self.dimensions:
-            verdict = dimension.scorer(context)
+            try:
+                verdict = dimension.scorer(context)
+            except Exception as exc:  # a broken scorer is the rubric's fault, reported as such
+                raise RubricError(
+                    f"rubric {self.version!r}: scorer of {dimension.id!r} raised {type(exc).__name__}: {exc}"
+                ) from exc
             if not isinstance(verdict, Verdict) or verdict.status not in STATUSES:
                 raise RubricError(
                     f"rubric {self.version!r}: scorer of {dimension.id!r} returned {verdict!r}; "

@@ -105,7 +105,8 @@ def test_the_firewall_stamps_judge_fields_and_records_carry_them_last(pytester: 
         ('[{"id": "vibes", "status": "pass", "evidence": ""}]', '*"vibes" is not a judge dimension rubric-v1 pre-registers*'),
         ('[{"id": "report-quality", "status": "great", "evidence": ""}]', '*status "great" is not one of*'),
         ('[{"id": "report-quality", "status": "pass", "evidence": None}]', "*evidence must be a string*"),
-        ('[{"id": "report-quality", "status": "pass", "evidence": "", "score": "9"}]', '*score must be a number or null, got "9"*'),
+        ('[{"id": "report-quality", "status": "pass", "evidence": "", "score": "9"}]', '*score must be a finite number (integers of at most 64 bits) or null, got "9"*'),
+        ('[{"id": "report-quality", "status": "pass", "evidence": "", "score": 10**5000}]', "*score must be a finite number*got an integer of 16610 bits*"),
         ('{"id": "report-quality"}', "*returned dict; expected a list of verdicts or None*"),
     ],
 )
@@ -209,6 +210,8 @@ def pytest_sessioneval_rubrics():
         ('Rubric("rubric-v1", TEXT, ())', "*rubric 'rubric-v1' is already registered*"),
         ('Rubric("mine", TEXT.with_name("missing.md"), ())', "*rubric text *missing.md not found*"),
         ('"not a rubric"', "*registered 'not a rubric', not a Rubric*"),
+        ('Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", c.record["nope"])),))',
+         "*metrics/sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' raised KeyError: 'nope'*"),
     ],
 )
 def test_broken_rubrics_are_usage_errors(pytester: pytest.Pytester, metrics: Path, rubric: str, message: str) -> None:

@@ -369,3 +369,22 @@ def test_a_path_the_system_refuses_to_look_at_is_a_usage_error(pytester: pytest.
         result = pytester.runpytest(*args, "--session-eval-model-id", "m")
         assert result.ret == pytest.ExitCode.USAGE_ERROR, flag
         result.stderr.fnmatch_lines([f"ERROR: {flag}: *: cannot be used (File name too long)"])
+
+
+def test_other_tests_properties_are_not_counted_as_sessions(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+    metrics = write_metrics([session("a")])
+    pytester.makepyfile(
+        test_mine="""
+        def test_speed(record_property):
+            record_property("dimension", ["speed"])
+            record_property("status", "fast")
+            record_property("session_id", "x")
+            record_property("reason", "mine")
+        """
+    )
+    for extra in ((), ("-n", "2")):
+        result = pytester.runpytest("--session-eval", str(metrics), "test_mine.py", "-k", "session_eval or speed", *extra)
+        result.assert_outcomes(passed=1, skipped=3, xfailed=2)
+        result.stdout.fnmatch_lines(["rubric-v1: 1 session(s) scored"])
+        out = result.stdout.str()
+        assert "INTERNALERROR" not in out and "speed" not in out.split("session evaluation")[-1] and "without a usable" not in out
