@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +56,9 @@ def _canonical(record: dict[str, Any]) -> bytes:
     return orjson.dumps(record, option=orjson.OPT_SORT_KEYS)
 
 
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
 def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutcome:
     """Append records that are new; keep identical ones once; refuse conflicts.
 
@@ -71,8 +75,8 @@ def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutco
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         by_run: dict[str, bytes] = {}
-        rubric_hash: dict[str, str] = {}
-        for _, stored in read_journal(path, []):
+        rubric_hash: dict[str, tuple[str, int]] = {}  # version -> (sha256, line that bound it)
+        for number, stored in read_journal(path, []):
             run = stored.get("run_id")
             if isinstance(run, str):
                 try:
@@ -82,8 +86,9 @@ def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutco
             version = stored.get("rubric_version")
             provenance = stored.get("provenance")
             digest = provenance.get("rubric_sha256") if isinstance(provenance, dict) else None
-            if isinstance(version, str) and isinstance(digest, str):
-                rubric_hash.setdefault(version, digest)
+            # Only a well-formed hash binds: a stray line must not block every later append.
+            if isinstance(version, str) and isinstance(digest, str) and _SHA256.fullmatch(digest):
+                rubric_hash.setdefault(version, (digest, number))
         size = os.fstat(fd).st_size
         chunks: list[bytes] = []
         if size:
@@ -114,15 +119,16 @@ def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutco
                     )
                 continue
             version, digest = record["rubric_version"], record["provenance"]["rubric_sha256"]
-            bound = rubric_hash.get(version)
+            bound, bound_at = rubric_hash.get(version, (None, 0))
             if bound is not None and bound != digest:
                 outcome.refused.append(
-                    f"{run}: the journal binds {version} to rubric_sha256 {bound}, but this record "
+                    f"{run}: the journal binds {version} to rubric_sha256 {bound} "
+                    f"({f'line {bound_at}' if bound_at else 'a record of this run'}), but this record "
                     f"was scored against {digest}: the rubric was edited in place. A pre-registered "
                     "rubric never changes; mint a new rubric version for the new text"
                 )
                 continue
-            rubric_hash.setdefault(version, digest)
+            rubric_hash.setdefault(version, (digest, 0))
             by_run[run] = canonical
             chunks.append(line)
             outcome.written.append(run)

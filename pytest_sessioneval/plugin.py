@@ -148,16 +148,39 @@ def pytest_configure(config: pytest.Config) -> None:
         run.model = _record_model(config, required=True)
     else:
         run.model = _record_model(config, required=False)
-    run.handle = _option(config, "--session-eval-handle")
+    handle = _option(config, "--session-eval-handle")
+    if handle is not None and is_blank(_utf8_text("--session-eval-handle", handle)):
+        raise usage_error("--session-eval-handle", "is blank; leave it out for an anonymised record")
+    run.handle = handle
     html = _option(config, "--session-eval-html")
     if html is not None and not is_worker(config):
         run.html_path = _writable_file("--session-eval-html", html)
+    _refuse_overwriting_inputs(run)
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(run, "session-eval-run")
     html_extras.register(config)
     add_collection_args(config, run.collected_paths())
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistTimestamp(config), "session-eval-xdist")
+
+
+def _refuse_overwriting_inputs(run: SessionEvalRun) -> None:
+    """An output must not be an input: the journal never lands in the metrics, the page never
+    replaces a journal or the metrics (the same file under any spelling or link)."""
+    data = {os.path.realpath(p): "a sessions file" for p in run.sources}
+    data.update({os.path.realpath(e): "an events file" for e in run.sources.values() if e is not None})
+    journals = {os.path.realpath(p): "a journal given to --session-eval" for p in run.report_journals}
+    if run.verify_path is not None:
+        journals[os.path.realpath(run.verify_path)] = "the journal given to --session-eval-verify"
+    if run.journal_path is not None:
+        what = data.get(os.path.realpath(run.journal_path))
+        if what:
+            raise usage_error("--session-eval-journal", f"{run.journal_path} is {what} of this run; records go to a file of their own")
+        journals[os.path.realpath(run.journal_path)] = "the --session-eval-journal"
+    if run.html_path is not None:
+        what = data.get(os.path.realpath(run.html_path)) or journals.get(os.path.realpath(run.html_path))
+        if what:
+            raise usage_error("--session-eval-html", f"{run.html_path} is {what} of this run; the page would replace it")
 
 
 def _writable_journal(path: Path) -> Path:
@@ -207,6 +230,9 @@ def _judges(config: pytest.Config) -> list[Judge]:
     ]
 
 
+_LONGEST_JUDGE_TIMEOUT = 86_400.0
+
+
 def _judge_timeout(config: pytest.Config) -> float | None:
     value = _option(config, "--session-eval-judge-timeout")
     if value is None:
@@ -217,7 +243,20 @@ def _judge_timeout(config: pytest.Config) -> float | None:
         seconds = -1.0
     if not seconds > 0:
         raise usage_error("--session-eval-judge-timeout", f"{value!r} is not a positive number of seconds")
+    if seconds > _LONGEST_JUDGE_TIMEOUT:
+        raise usage_error(
+            "--session-eval-judge-timeout", f"{value!r} is longer than a day ({_LONGEST_JUDGE_TIMEOUT:g} s); leave it out for no limit"
+        )
     return seconds
+
+
+def _utf8_text(flag: str, value: str) -> str:
+    """``value`` when it can be written as UTF-8 (argv and the environment may hold other bytes)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise usage_error(flag, f"{value!r} is not valid UTF-8 text") from None
+    return value
 
 
 def _record_model(config: pytest.Config, required: bool) -> dict[str, str]:
@@ -225,10 +264,10 @@ def _record_model(config: pytest.Config, required: bool) -> dict[str, str]:
     source = _option(config, "--session-eval-model-source") or "self-report"
     if source not in MODEL_SOURCES:
         raise usage_error("--session-eval-model-source", f"{source!r} is not one of {', '.join(MODEL_SOURCES)}")
-    from_env = os.environ.get("ANTHROPIC_MODEL", "").strip(JS_WHITESPACE)
+    from_env = _utf8_text("ANTHROPIC_MODEL", os.environ.get("ANTHROPIC_MODEL", "")).strip(JS_WHITESPACE)
     if from_env:
         return {"id": from_env, "source": "env"}
-    model_id = (_option(config, "--session-eval-model-id") or "").strip(JS_WHITESPACE)
+    model_id = _utf8_text("--session-eval-model-id", _option(config, "--session-eval-model-id") or "").strip(JS_WHITESPACE)
     if not model_id and not required:
         return {"id": "unknown", "source": source}
     if not model_id:
@@ -392,8 +431,8 @@ class SessionEvalRun:
         self.tally.add(report)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        """Write the journal and the HTML report: once, by the controller."""
-        if is_worker(session.config):
+        """Write the journal and the HTML report: once, by the controller (``--co`` writes nothing)."""
+        if is_worker(session.config) or session.config.option.collectonly:
             return
         if self.html_path is not None:
             self._write_html(session.config)

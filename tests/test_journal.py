@@ -249,8 +249,16 @@ def test_pre_registration_guard_refuses_an_edited_rubric(pytester: pytest.Pytest
     (pytester.path / "eval.jsonl").write_text(json.dumps(edited) + "\n")
     result = journal_run(pytester, metrics)
     assert result.ret != 0
-    result.stdout.fnmatch_lines(["*REFUSED*the rubric was edited in place*mint a new rubric version*"])
+    result.stdout.fnmatch_lines(["*REFUSED*binds rubric-v1 to rubric_sha256 0000* (line 1)*the rubric was edited in place*mint a new rubric version*"])
     assert len(journal_lines(pytester)) == 1
+
+
+def test_a_malformed_hash_binds_no_rubric(pytester: pytest.Pytester, metrics: Path) -> None:
+    stray = {"rubric_version": "rubric-v1", "provenance": {"rubric_sha256": "not-a-hash"}}
+    (pytester.path / "eval.jsonl").write_text(json.dumps(stray) + "\n")
+    result = journal_run(pytester, metrics)
+    assert "REFUSED" not in result.stdout.str()
+    assert len(journal_lines(pytester)) > 1
 
 
 def test_a_torn_last_line_never_breaks_the_next_append(tmp_path: Path) -> None:
@@ -419,3 +427,47 @@ def test_blank_text_is_what_javascript_trims_to_nothing(text: str, blank: bool) 
             validate_record(record)
     else:
         validate_record(record)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--session-eval-journal", "metrics/sessions.jsonl"), "*--session-eval-journal: *sessions.jsonl is a sessions file of this run*"),
+        (("--session-eval-journal", "metrics/events.jsonl"), "*--session-eval-journal: *events.jsonl is an events file of this run*"),
+        (("--session-eval-html", "metrics/./sessions.jsonl"), "*--session-eval-html: *sessions.jsonl is a sessions file of this run*"),
+        (("--session-eval-journal", "j.jsonl", "--session-eval-html", "j.jsonl"), "*--session-eval-html: *j.jsonl is the --session-eval-journal of this run*"),
+        (("--session-eval-html", "link.jsonl"), "*--session-eval-html: *link.jsonl is a sessions file of this run*"),
+    ],
+)
+def test_an_output_never_overwrites_an_input(pytester: pytest.Pytester, project_metrics: MetricsWriter, args: tuple[str, ...], message: str) -> None:
+    metrics = project_metrics([session("a")], [gate("2026-07-20T09:30:00Z")])
+    (pytester.path / "link.jsonl").symlink_to(metrics / "sessions.jsonl")
+    before = (metrics / "sessions.jsonl").read_bytes(), (metrics / "events.jsonl").read_bytes()
+    result = pytester.runpytest("--session-eval", "metrics", "--session-eval-model-id", "m", *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+    assert ((metrics / "sessions.jsonl").read_bytes(), (metrics / "events.jsonl").read_bytes()) == before
+
+
+def test_collect_only_writes_neither_journal_nor_page(pytester: pytest.Pytester, metrics: Path) -> None:
+    result = journal_run(pytester, metrics, "--co", "--session-eval-html", "report.html")
+    assert result.ret == pytest.ExitCode.OK
+    assert not (pytester.path / "eval.jsonl").exists() and not (pytester.path / "report.html").exists()
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (("--session-eval-handle", " \u3000"), "ERROR: --session-eval-handle: is blank; leave it out for an anonymised record"),
+        (("--session-eval-handle", "h\udcff"), "ERROR: --session-eval-handle: 'h\\udcff' is not valid UTF-8 text"),
+        (("--session-eval-model-id", "m\udcff"), "ERROR: --session-eval-model-id: 'm\\udcff' is not valid UTF-8 text"),
+    ],
+)
+def test_record_options_are_checked_before_anything_runs(
+    pytester: pytest.Pytester, metrics: Path, monkeypatch: pytest.MonkeyPatch, extra: tuple[str, ...], message: str
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_MODEL", raising=False)
+    result = journal_run(pytester, metrics, *extra)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+    assert not (pytester.path / "eval.jsonl").exists()

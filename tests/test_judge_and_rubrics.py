@@ -134,8 +134,10 @@ def test_a_judge_that_raises_or_times_out_is_an_infrastructure_failure(pytester:
             "*cannot-determine (advisory, uncalibrated): Judge infrastructure failure: judge plugin*timed out after 0.2 s*",
         ]
     )
-    bad_timeout = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "--session-eval-judge-timeout", "soon")
-    assert bad_timeout.ret == pytest.ExitCode.USAGE_ERROR
+    for bad in ("soon", "inf", "1e10", "nan", "-1"):
+        bad_timeout = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "--session-eval-judge-timeout", bad)
+        assert bad_timeout.ret == pytest.ExitCode.USAGE_ERROR, bad
+        bad_timeout.stderr.fnmatch_lines(["ERROR: --session-eval-judge-timeout: *"])
 
 
 def test_under_xdist_each_session_is_judged_once(pytester: pytest.Pytester, metrics: Path) -> None:
