@@ -62,3 +62,23 @@ def test_a_sessions_items_stay_on_one_worker(pytester: pytest.Pytester) -> None:
     assert len(workers) == 12
     assert all(len(on) == 1 for on in workers.values()), workers
     assert len({w for on in workers.values() for w in on}) == 2
+
+
+def test_lone_surrogates_in_the_data_travel_to_and_from_xdist_workers(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    (pytester.path / "m").mkdir()
+    (pytester.path / "m" / "sessions.jsonl").write_text(
+        '{"session_id":"\\ud800","status":"completed","started_at":"\\udc00"}\n'
+        '{"session_id":"gone\\udfff","status":"abandoned"}\n',
+        encoding="ascii",
+    )
+    (pytester.path / "conftest.py").write_text(
+        "def pytest_sessioneval_judge(record):\n"
+        "    return [{'id': 'report-quality', 'status': 'pass', 'evidence': 'seen \\ud800'}]\n"
+    )
+    serial = pytester.runpytest("--session-eval", "m", "--session-eval-judge", "-rA")
+    spread = pytester.runpytest("--session-eval", "m", "--session-eval-judge", "-rA", "-n", "2")
+    for result in (serial, spread):
+        assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+        result.assert_outcomes(passed=1, skipped=4, xfailed=2)
+    spread.stdout.fnmatch_lines(["PASSED m/sessions.jsonl::\\ud800?report-quality?"])
