@@ -80,6 +80,11 @@ def _resolve_sources(config: pytest.Config, paths: list[Path]) -> dict[Path, Pat
             raise usage_error("--session-eval", f"{path}: directory holds no sessions.jsonl")
         sessions, beside = resolve_inputs(path, events)
         readable_file("--session-eval", sessions)
+        if events is None:  # the events.jsonl beside, when there is one, must be readable
+            near = sessions.parent / "events.jsonl"
+            kind = path_kind("--session-eval", near)
+            if kind not in (None, "file") or (kind is None and near.is_symlink()):
+                raise usage_error("--session-eval", f"{near}: {'a broken symbolic link' if kind is None else 'not a file'}")
         sources.setdefault(absolute(sessions), beside)
     return sources
 
@@ -130,6 +135,12 @@ def pytest_configure(config: pytest.Config) -> None:
         since_ms=_date_bound("--session-eval-since", _option(config, "--session-eval-since"), False),
         until_ms=_date_bound("--session-eval-until", _option(config, "--session-eval-until"), True),
     )
+    if selection.since_ms is not None and selection.until_ms is not None and selection.since_ms > selection.until_ms:
+        raise usage_error(
+            "--session-eval-until",
+            f"{_option(config, '--session-eval-until')} is before --session-eval-since "
+            f"{_option(config, '--session-eval-since')}: no session could be selected",
+        )
     run = SessionEvalRun(sources, selection, _eval_timestamp(config))
     run.check_every_event_line = not _option(config, "--session-eval-fast-events")
     run.rubrics = _registered_rubrics(config)
@@ -382,10 +393,11 @@ class SessionEvalRun:
             known = frozenset().union(*(e.session_ids for e in self.evaluations.values()))
             unknown = sorted(wanted - known)
             if unknown:
+                searched = ", ".join(str(p) for p in self.evaluations) or "no sessions file"
+                note = " (it selects sessions of sessions files, not records of journals)" if self.journals else ""
                 raise usage_error(
                     "--session-eval-session",
-                    f"unknown session id(s): {', '.join(map(repr, unknown))} "
-                    f"(not in {', '.join(str(p) for p in self.evaluations)})",
+                    f"unknown session id(s): {', '.join(map(repr, unknown))} (searched {searched}){note}",
                 )
 
     def _judge(self, config: pytest.Config) -> None:

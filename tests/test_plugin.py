@@ -388,3 +388,23 @@ def test_other_tests_properties_are_not_counted_as_sessions(pytester: pytest.Pyt
         result.stdout.fnmatch_lines(["rubric-v1: 1 session(s) scored"])
         out = result.stdout.str()
         assert "INTERNALERROR" not in out and "speed" not in out.split("session evaluation")[-1] and "without a usable" not in out
+
+
+def test_an_events_file_beside_that_cannot_be_read_is_a_usage_error(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+    metrics = write_metrics([session("a")])
+    (metrics / "events.jsonl").mkdir()
+    result = pytester.runpytest("--session-eval", str(metrics))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --session-eval: *events.jsonl: not a file"])
+    (metrics / "events.jsonl").rmdir()
+    (metrics / "events.jsonl").symlink_to(metrics / "nowhere.jsonl")
+    result = pytester.runpytest("--session-eval", str(metrics))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --session-eval: *events.jsonl: a broken symbolic link"])
+
+
+def test_an_until_before_the_since_is_a_usage_error(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+    metrics = write_metrics([session("a")])
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-since", "2026-08-01", "--session-eval-until", "2026-07-01")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --session-eval-until: 2026-07-01 is before --session-eval-since 2026-08-01: no session could be selected"])
