@@ -154,6 +154,12 @@ def pytest_configure(config: pytest.Config) -> None:
     run.report_journals = [absolute(p) for p in journals]
     if verify:
         run.verify_path = readable_file("--session-eval-verify", verify)
+        if journals and not run.sources:
+            raise usage_error(
+                "--session-eval",
+                f"{', '.join(map(str, journals))}: a journal; re-verification needs the metrics "
+                "(sessions.jsonl) to score again, given to --session-eval",
+            )
     journal = _option(config, "--session-eval-journal")
     if journal is not None and not is_worker(config):
         run.journal_path = _writable_journal(journal)

@@ -471,3 +471,10 @@ def test_record_options_are_checked_before_anything_runs(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([message])
     assert not (pytester.path / "eval.jsonl").exists()
+
+
+def test_verify_needs_the_metrics_not_the_journal_twice(pytester: pytest.Pytester, metrics: Path) -> None:
+    journal_run(pytester, metrics)
+    result = pytester.runpytest("--session-eval", "eval.jsonl", "--session-eval-verify", "eval.jsonl")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --session-eval: eval.jsonl: a journal; re-verification needs the metrics (sessions.jsonl)*"])
