@@ -477,4 +477,4 @@ def test_verify_needs_the_metrics_not_the_journal_twice(pytester: pytest.Pyteste
     journal_run(pytester, metrics)
     result = pytester.runpytest("--session-eval", "eval.jsonl", "--session-eval-verify", "eval.jsonl")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --session-eval: eval.jsonl: a journal; re-verification needs the metrics (sessions.jsonl)*"])
+    result.stderr.fnmatch_lines(["ERROR: --session-eval: *eval.jsonl: a journal; re-verification needs the metrics (sessions.jsonl)*"])
