@@ -239,6 +239,11 @@ def _evaluate(
     undecided: list[tuple[int, str | None]]
     if selection.latest:
         pick = next((i for i in range(len(reasons) - 1, -1, -1) if reasons[i] is None), None)
+        if pick is not None and sources[pick] is None:
+            raise NoEligibleSession(
+                f"{sessions_path}: the latest eligible session (line {numbers[pick]}) started outside "
+                "the selected date range"
+            )
         undecided = [] if pick is None else [(pick, unidentified.get(pick))]
     else:
         undecided = sorted([*((i, None) for i in last_line_of.values()), *unidentified.items()])

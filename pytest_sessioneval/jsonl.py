@@ -67,8 +67,9 @@ def decode_object(raw: bytes) -> dict[str, Any] | str:
             value = json.loads(
                 text.decode("utf-8", errors="replace"), parse_constant=_reject_constant, parse_int=_parse_int
             )
-        except json.JSONDecodeError as exc:
-            return f"not valid JSON ({exc.msg} at column {exc.colno}); line skipped"
+        except json.JSONDecodeError as exc:  # its own "line 1" would contradict the file's line
+            at = "" if exc.msg.endswith(" at") else " at"
+            return f"not valid JSON ({exc.msg}{at} column {exc.colno}); line skipped"
         except ValueError as exc:
             return f"not valid JSON ({exc}); line skipped"
         except RecursionError:

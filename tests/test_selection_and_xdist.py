@@ -82,3 +82,9 @@ def test_lone_surrogates_in_the_data_travel_to_and_from_xdist_workers(pytester: 
         assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
         result.assert_outcomes(passed=1, skipped=4, xfailed=2)
     spread.stdout.fnmatch_lines(["PASSED m/sessions.jsonl::\\ud800?report-quality?"])
+
+
+def test_the_latest_session_outside_the_date_range_is_said_so(pytester: pytest.Pytester, metrics: Path) -> None:
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-latest", "--session-eval-until", "2000-01-01")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --session-eval-latest: *sessions.jsonl: the latest eligible session (line *) started outside the selected date range"])
