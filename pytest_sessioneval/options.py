@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 __all__ = [
@@ -125,7 +126,12 @@ def get_option(config: pytest.Config, option: Option) -> Any:
         return value
     value = config.getini(option.ini)
     if option.kind in ("paths", "list"):
+        if isinstance(value, str):  # a TOML string where a list belongs
+            value = value.split()
         return list(value or [])
+    if option.kind not in ("bool",) and value is not None and not isinstance(value, str):
+        where = f" in {config.inipath}" if config.inipath else ""
+        raise pytest.UsageError(f"ini key {option.ini}{where}: expected a string, got {value!r}")
     if option.kind == "bool":
         return bool(value)
     if option.kind == "path" and value:
@@ -149,23 +155,73 @@ def absolute(path: Path) -> Path:
     return Path(os.path.abspath(path))
 
 
-def path_kind(flag: str, path: Path) -> str | None:
-    """``"file"``, ``"dir"``, ``"other"``, or ``None`` when nothing is there.
+def stat_kind(path: Path) -> str | None:
+    """``"file"``, ``"dir"``, ``"other"`` (a FIFO, a device...), or ``None`` when nothing is there.
 
-    A path the system refuses to look at (too long, a symlink loop, no permission
-    to search a directory on the way) is a usage error naming ``flag``.
+    Raises ``OSError`` for a path the system refuses to look at (too long, a
+    symlink loop, no permission to search a directory on the way) and
+    ``ValueError`` for one no system accepts (an embedded NUL byte).
     """
     try:
         mode = path.stat().st_mode
     except (FileNotFoundError, NotADirectoryError):
         return None
-    except OSError as exc:
-        raise usage_error(flag, f"{path}: cannot be used ({exc.strerror or exc})") from None
-    except ValueError as exc:  # e.g. an embedded NUL byte
-        raise usage_error(flag, f"{path!r}: not a usable path ({exc})") from None
     if stat.S_ISREG(mode):
         return "file"
     return "dir" if stat.S_ISDIR(mode) else "other"
+
+
+def path_kind(flag: str, path: Path) -> str | None:
+    """``stat_kind``, with a path the system refuses to look at made a usage error naming ``flag``."""
+    try:
+        return stat_kind(path)
+    except OSError as exc:
+        raise usage_error(flag, f"{path}: cannot be used ({exc.strerror or exc})") from None
+    except ValueError as exc:
+        raise usage_error(flag, f"{path!r}: not a usable path ({exc})") from None
+
+
+def wire_safe(value: Any) -> Any:
+    """``value`` with every string encodable as UTF-8, as xdist's wire format needs.
+
+    JSON text may hold lone surrogate escapes (``"\\ud800"``), which Python keeps
+    in its strings but UTF-8 cannot carry: they travel as the escape's text.
+    """
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+        return value
+    if isinstance(value, dict):
+        return {wire_safe(key): wire_safe(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(wire_safe(item) for item in value)
+    return value
+
+
+class WireSafeReports:
+    """Makes every test report fit to travel from an xdist worker (see ``wire_safe``)."""
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_report_to_serializable(self, config: pytest.Config, report: Any) -> Any:  # noqa: ARG002
+        data = yield
+        if data is not None:
+            try:
+                orjson.dumps(data)  # fast: fails on a lone surrogate (or an exotic type)
+            except TypeError:
+                return wire_safe(data)
+        return data
+
+
+_WIRE_SAFETY = "sessioneval-wire-safety"
+
+
+def register_wire_safety(config: pytest.Config) -> None:
+    """Register ``WireSafeReports`` once, when pytest-xdist is installed."""
+    manager = config.pluginmanager
+    if manager.hasplugin("xdist") and not manager.has_plugin(_WIRE_SAFETY):
+        manager.register(WireSafeReports(), _WIRE_SAFETY)
 
 
 def readable_file(flag: str, path: Path) -> Path:

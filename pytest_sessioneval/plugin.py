@@ -10,7 +10,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 from _pytest.pathlib import bestrelpath
 
@@ -29,8 +28,8 @@ from .html_report import ReportData, SessionRow, write_report
 from .journal import JournalError, append_records, is_journal, read_journal
 from .journal_items import JournalFile, StoredJournal
 from .judge import Judge, JudgeContractError, judge_session
-from .nodes import ITEM_KEYWORD, SessionsFile, _RecordItem, warn_problems
-from .options import absolute, add_collection_args, path_kind, readable_file, usage_error
+from .nodes import SessionsFile, _RecordItem, warn_problems
+from .options import absolute, add_collection_args, path_kind, readable_file, register_wire_safety, usage_error, wire_safe
 from .record import MODEL_SOURCES, STANDARD_VERSION, InvalidRecord, build_record, hostname_hash
 from .reporting import Tally, index_teardown_reports
 from .rubric import DimensionVerdict, Rubric, RubricError
@@ -180,6 +179,7 @@ def pytest_configure(config: pytest.Config) -> None:
     add_collection_args(config, run.collected_paths())
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistTimestamp(config), "session-eval-xdist")
+    register_wire_safety(config)
 
 
 def _refuse_overwriting_inputs(run: SessionEvalRun) -> None:
@@ -297,41 +297,11 @@ def _record_model(config: pytest.Config, required: bool) -> dict[str, str]:
     return {"id": model_id, "source": source}
 
 
-def wire_safe(value: Any) -> Any:
-    """``value`` with every string encodable as UTF-8, as xdist's wire format needs.
-
-    JSON text may hold lone surrogate escapes (``"\\ud800"``), which Python keeps
-    in its strings but UTF-8 cannot carry: they travel as the escape's text.
-    """
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return value.encode("utf-8", "backslashreplace").decode("utf-8")
-        return value
-    if isinstance(value, dict):
-        return {wire_safe(key): wire_safe(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(wire_safe(item) for item in value)
-    return value
-
-
 class _XdistTimestamp:
     """Hands the controller's eval timestamp to every worker: the clock is read once per run."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_report_to_serializable(self, config: pytest.Config, report: Any) -> Any:  # noqa: ARG002
-        """A report of an item of this plugin, made fit to travel (see ``wire_safe``)."""
-        data = yield
-        if data is not None and ITEM_KEYWORD in getattr(report, "keywords", {}):
-            try:
-                orjson.dumps(data)  # fast: fails on a lone surrogate (or an exotic type)
-            except TypeError:
-                return wire_safe(data)
-        return data
 
     def pytest_configure_node(self, node: Any) -> None:
         run = self.config.stash[RUN_KEY]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import json
 import shutil
 import xml.etree.ElementTree as ET
@@ -624,3 +625,37 @@ def test_the_examples_exercise_every_outcome(pytester: pytest.Pytester) -> None:
     # The expected data is never rewritten, whatever the outcome.
     after = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in (pytester.path / "policy").iterdir()}
     assert after == before
+
+
+def test_a_manifest_that_is_no_regular_file_fails_the_manifest_item_without_hanging(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario()))
+    os.mkfifo(pytester.path / "prompts.manifest.json")
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
+    assert outcomes["prompts.jsonl::dataset[manifest]"] == "FAILED"
+    result.stdout.fnmatch_lines(["*prompts.manifest.json: is not a regular file*"])
+    (pytester.path / "prompts.manifest.json").unlink()
+    (pytester.path / "prompts.manifest.json").symlink_to(pytester.path / "nowhere.json")
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
+    assert outcomes["prompts.jsonl::dataset[manifest]"] == "FAILED"
+    result.stdout.fnmatch_lines(["*prompts.manifest.json: is a broken symbolic link*"])
+
+
+def test_lone_surrogates_odd_properties_and_deep_values_never_crash_the_run(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    deep = "[" * 973 + "]" * 973
+    lines = jsonl(scenario(id="\ud800")) + json.dumps(scenario(id="deep")).replace('"none"', deep) + "\n"
+    write(pytester, "prompts.jsonl", lines.encode("utf-8", "surrogatepass").replace(b"\xed\xa0\x80", b"\\ud800"))
+    write(pytester, "test_mine.py", "def test_a(request):\n    request.node.user_properties.append(('a', 'b', 'c'))\n")
+    for extra in ((), ("-n", "2")):
+        result = pytester.runpytest("--policy-eval", "prompts.jsonl", "test_mine.py", *extra)
+        assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str(), extra
+        assert result.ret == pytest.ExitCode.TESTS_FAILED
+        result.stdout.fnmatch_lines(["*policy check(s)*"])
+
+
+def test_last_failed_finds_policy_items_again(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario(), scenario(id="bad", expected_writer_count=-1)))
+    pytester.runpytest("--policy-eval", "prompts.jsonl")
+    result = pytester.runpytest("--policy-eval", "prompts.jsonl", "--lf", "-v")
+    result.stdout.fnmatch_lines(["*run-last-failure: rerun previous 1 failure*"])
+    result.assert_outcomes(failed=1)

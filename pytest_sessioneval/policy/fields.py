@@ -65,6 +65,10 @@ def show_value(value: Any) -> str:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         text = repr(value)
+    except RecursionError:
+        text = "(a value nested too deeply to show)"
+    # A lone surrogate escape shows as its escape text; nothing else needs it.
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     return text if len(text) <= _FOUND_WIDTH else text[: _FOUND_WIDTH - 3] + "..."
 
 

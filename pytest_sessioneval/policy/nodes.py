@@ -31,7 +31,9 @@ class PolicyDataFile(pytest.File):
 
     def collect(self) -> Iterator[pytest.Item]:
         for verdict in self.verdicts:
-            yield PolicyCheckItem.from_parent(self, name=verdict.name, verdict=verdict)
+            # The node id as text: pytest then reads a trailing ``[check]`` as parameters, so
+            # that ``--lf`` and ``--sw`` find the item again from its printed id.
+            yield PolicyCheckItem.from_parent(self, name=verdict.name, nodeid=f"{self.nodeid}::{verdict.name}", verdict=verdict)
 
 
 class PolicyCheckItem(pytest.Item):

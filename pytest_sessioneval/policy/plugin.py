@@ -18,7 +18,9 @@ import pytest
 from ..options import (
     absolute,
     add_collection_args,
+    path_kind,
     readable_file,
+    register_wire_safety,
     remember_default_args,
     usage_error,
 )
@@ -88,6 +90,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(run, "policy-eval-run")
     add_collection_args(config, run.data_files)
+    register_wire_safety(config)
 
 
 @dataclass(frozen=True)
@@ -130,8 +133,8 @@ class PolicyRun:
 
         envelope_paths: list[Path] = []
         for path in paths:
-            if path.is_dir():
-                if not (path / ENVELOPE_FILE).is_file():
+            if path_kind("--policy-eval", path) == "dir":
+                if path_kind("--policy-eval", path / ENVELOPE_FILE) != "file":
                     raise usage_error("--policy-eval", f"{path}: directory holds no {ENVELOPE_FILE}")
                 path = path / ENVELOPE_FILE
             resolved = readable_file("--policy-eval", path)

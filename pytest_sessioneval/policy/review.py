@@ -20,6 +20,7 @@ from typing import Any, Final, Generic, Literal, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..naming import escape_session_id
+from ..options import stat_kind
 from .envelope import INVARIANTS, ScenarioRecord
 from .fields import FieldCheck, check_fields, reason_of, show_path, show_value
 from .golden import GoldenCase, rationale_breach
@@ -223,6 +224,17 @@ class GoldenSet(_Dataset):
         return cls(file, tuple(entries))
 
 
+def _unusable_file(path: Path) -> str | None:
+    """Why ``path`` cannot be read as a data file (``"missing"`` when nothing is there), or ``None``."""
+    try:
+        kind = stat_kind(path)
+    except (OSError, ValueError) as exc:
+        return f"cannot be used ({getattr(exc, 'strerror', None) or exc})"
+    if kind is None:
+        return "is a broken symbolic link" if path.is_symlink() else "missing"
+    return None if kind == "file" else "is not a regular file"
+
+
 @dataclass(frozen=True)
 class ManifestLoad(Generic[_Model]):
     """A manifest as found: absent, unusable (with the problems), or valid."""
@@ -236,8 +248,11 @@ class ManifestLoad(Generic[_Model]):
     @classmethod
     def read(cls, model: type[_Model], file: DataFile) -> ManifestLoad[_Model]:
         """Read and validate the manifest at ``file``; a missing file is ``found=False``."""
-        if not file.path.exists():
+        unusable = _unusable_file(file.path)
+        if unusable == "missing":
             return cls(file, False)
+        if unusable:
+            return cls(file, True, problems=((None, f"{file.label}: {unusable}"),))
         try:
             document = read_json_document(file.path)
         except DocumentFault as fault:
@@ -270,9 +285,11 @@ class ManifestLoad(Generic[_Model]):
             return cls(file, True, document=document, problems=tuple(problems))
         if isinstance(manifest, EnvelopeManifest) and manifest.golden_set is not None:
             golden = file.path.parent / manifest.golden_set
-            if not golden.is_file():
+            unusable = _unusable_file(golden)
+            if unusable:
                 line = document.line_of("golden_set")
-                problems.append((line, f"{file.at(line)}: golden_set {manifest.golden_set!r} names no file ({golden})"))
+                why = "names no file" if unusable == "missing" else f"names a path that {unusable}"
+                problems.append((line, f"{file.at(line)}: golden_set {manifest.golden_set!r} {why} ({golden})"))
         if problems:
             return cls(file, True, document=document, problems=tuple(problems))
         return cls(file, True, manifest, document)

@@ -32,8 +32,10 @@ class PolicyTally:
         """Count an item once: from its call, or from a setup that did not pass (a skip)."""
         if report.when == "teardown" or (report.when == "setup" and report.passed):
             return
-        props = dict(report.user_properties)
-        check = props.get("policy_check")
+        check = next(
+            (entry[1] for entry in report.user_properties if isinstance(entry, tuple) and len(entry) == 2 and entry[0] == "policy_check"),
+            None,
+        )
         if not isinstance(check, str):
             return
         outcome = report.outcome if report.when == "call" or report.skipped else "error"
