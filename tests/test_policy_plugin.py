@@ -659,3 +659,12 @@ def test_last_failed_finds_policy_items_again(pytester: pytest.Pytester) -> None
     result = pytester.runpytest("--policy-eval", "prompts.jsonl", "--lf", "-v")
     result.stdout.fnmatch_lines(["*run-last-failure: rerun previous 1 failure*"])
     result.assert_outcomes(failed=1)
+
+
+def test_the_forward_table_shows_control_characters_escaped(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario()))
+    write(pytester, "decisions.jsonl", jsonl(observation(fallback="a\nb\u001b[31mRED")))
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl")
+    assert outcomes["prompts.jsonl::fix-failing-test[forward]"] == "FAILED"
+    assert "\x1b" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["*fallback*a\\nb\\x1b[31mRED*OUTSIDE*"])

@@ -113,10 +113,17 @@ def compare(envelope: ScenarioRecord, observation: Observation) -> tuple[Aspect,
     )
 
 
+def _cell(text: str) -> str:
+    """Text safe in one table cell: control characters and lone surrogates as escapes."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+
+
 def render_diff(aspects: Sequence[Aspect]) -> str:
     """The comparison as an aligned table, one aspect a row, the ones outside marked."""
     header = Aspect("aspect", "envelope (expected)", "observed", True)
-    rows = [header, *aspects]
+    rows = [header, *(Aspect(a.name, _cell(a.expected), _cell(a.observed), a.inside) for a in aspects)]
     name_width = max(len(row.name) for row in rows)
     expected_width = max(len(row.expected) for row in rows)
     observed_width = max(len(row.observed) for row in rows)

@@ -9,9 +9,10 @@ the golden set its manifest names and the ``--policy-decisions`` file become
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import pytest
 
@@ -105,6 +106,17 @@ class _GoldenSource:
     manifest: ManifestLoad[GoldenManifest]
 
 
+_Read = TypeVar("_Read")
+
+
+def _read(reader: Callable[[DataFile], _Read], file: DataFile) -> _Read:
+    """``reader(file)``; a file that cannot be read is a usage error naming it."""
+    try:
+        return reader(file)
+    except OSError as exc:
+        raise pytest.UsageError(f"policy eval: cannot read {file.path}: {exc.strerror or exc}") from None
+
+
 class PolicyRun:
     """One pytest run's policy evals, registered as a plugin while the run lasts."""
 
@@ -188,12 +200,9 @@ class PolicyRun:
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Read and review every data file once, before collection."""
-        try:
-            sets = [(source, EnvelopeSet.read(source.file)) for source in self.envelopes]
-            log = DecisionLog.read(self.decisions) if self.decisions is not None else None
-            goldens = [(source, GoldenSet.read(source.file)) for source in self.goldens]
-        except OSError as exc:
-            raise pytest.UsageError(f"policy eval: cannot read {exc.filename}: {exc.strerror or exc}") from None
+        sets = [(source, _read(EnvelopeSet.read, source.file)) for source in self.envelopes]
+        log = _read(DecisionLog.read, self.decisions) if self.decisions is not None else None
+        goldens = [(source, _read(GoldenSet.read, source.file)) for source in self.goldens]
         for source, envelopes in sets:
             self.verdicts[source.file.path] = ("envelope-set", review_envelope_set(envelopes, source.manifest, log))
         if log is not None:

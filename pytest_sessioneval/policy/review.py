@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Final, Generic, Literal, TypeVar
 
@@ -157,7 +158,7 @@ class _Dataset:
     file: DataFile
     entries: tuple[Record | LineFault, ...]
 
-    @property
+    @cached_property
     def records(self) -> list[Record]:
         return [entry for entry in self.entries if isinstance(entry, Record)]
 
@@ -185,9 +186,16 @@ class DecisionLog(_Dataset):
         """Read and check the file; ``OSError`` if it cannot be read."""
         return cls(file, _entries(Observation, read_jsonl(file.path), "scenario_id"))
 
+    @cached_property
+    def _by_scenario(self) -> dict[str | None, list[Record]]:
+        index: dict[str | None, list[Record]] = {}
+        for record in self.records:
+            index.setdefault(record.key, []).append(record)
+        return index
+
     def for_scenario(self, scenario_id: str) -> list[Record]:
         """The observations of one scenario, in file order."""
-        return [record for record in self.records if record.key == scenario_id]
+        return list(self._by_scenario.get(scenario_id, ()))
 
 
 @dataclass(frozen=True)
