@@ -64,9 +64,12 @@ def _has_text(value: str) -> str:
 
 def no_repeats(values: list[str]) -> list[str]:
     """Reject a list that names one value twice."""
-    repeated = sorted({value for value in values if values.count(value) > 1})
+    seen: set[str] = set()
+    repeated: set[str] = set()
+    for value in values:
+        (repeated if value in seen else seen).add(value)
     if repeated:
-        raise ValueError(f"it lists {', '.join(map(repr, repeated))} more than once")
+        raise ValueError(f"it lists {', '.join(map(repr, sorted(repeated)))} more than once")
     return values
 
 
