@@ -390,6 +390,28 @@ class TestManifest:
         assert all(quota_admits(parsed, n) for n in admitted)
         assert not any(quota_admits(parsed, n) for n in refused)
 
+    @pytest.mark.parametrize(
+        ("quota", "message"),
+        [
+            (-1, "a count is a whole number >= 0, not -1"),
+            (4.0, 'a quota is a count (a whole number >= 0) or a count range {"min": n, "max": m}, not 4.0'),
+            (True, "not true"),
+            ("4", 'not "4"'),
+            (None, "not null"),
+            ({}, 'a count range needs "min", "max" or both'),
+            ({"min": None}, 'a count range needs "min", "max" or both'),
+            ({"min": 5, "max": 2}, "min 5 is greater than max 2"),
+            ({"min": 1, "maximum": 4}, "a count range has only \"min\" and \"max\", not 'maximum'"),
+            ({"max": 2.5}, '"max" of a count range is a whole number >= 0, not 2.5'),
+        ],
+    )
+    def test_a_bad_quota_gets_one_plain_message(self, quota: Any, message: str) -> None:
+        with pytest.raises(ValidationError) as caught:
+            GoldenManifest.model_validate({"quotas": {"label_field": "group", "per_label": {"a": quota}}})
+        (error,) = caught.value.errors(include_url=False)
+        assert error["loc"] == ("quotas", "per_label", "a")
+        assert message in error["msg"]
+
     def test_a_count_range_needs_a_bound(self) -> None:
         with pytest.raises(ValidationError, match="needs"):
             CountRange.model_validate({})

@@ -9,6 +9,7 @@ specific to one project; every number comes from the manifest.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PlainValidator,
     StrictInt,
     model_validator,
 )
@@ -59,8 +61,41 @@ class CountRange(BaseModel):
         return self
 
 
+def _show(value: Any) -> str:
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _quota(value: Any) -> int | CountRange:
+    """One quota, or one plain message saying what a quota is (rather than one per shape)."""
+    if isinstance(value, CountRange):
+        return value
+    if type(value) is int:
+        if value < 0:
+            raise ValueError(f"a count is a whole number >= 0, not {value}")
+        return value
+    if type(value) is not dict:
+        raise ValueError(
+            f'a quota is a count (a whole number >= 0) or a count range {{"min": n, "max": m}}, not {_show(value)}'
+        )
+    unknown = sorted(set(value) - {"min", "max"})
+    if unknown:
+        raise ValueError(f'a count range has only "min" and "max", not {", ".join(map(repr, unknown))}')
+    bounds = {key: value[key] for key in ("min", "max") if value.get(key) is not None}
+    for key, bound in bounds.items():
+        if type(bound) is not int or bound < 0:
+            raise ValueError(f'"{key}" of a count range is a whole number >= 0, not {_show(bound)}')
+    if not bounds:
+        raise ValueError('a count range needs "min", "max" or both')
+    if "min" in bounds and "max" in bounds and bounds["min"] > bounds["max"]:
+        raise ValueError(f"min {bounds['min']} is greater than max {bounds['max']}")
+    return CountRange(**bounds)
+
+
 #: A quota: an exact count, or a :class:`CountRange`.
-Quota = Union[Count, CountRange]
+Quota = Annotated[Union[Count, CountRange], PlainValidator(_quota)]
 
 
 def quota_admits(quota: Quota, count: int) -> bool:
