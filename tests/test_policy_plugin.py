@@ -668,3 +668,13 @@ def test_the_forward_table_shows_control_characters_escaped(pytester: pytest.Pyt
     assert outcomes["prompts.jsonl::fix-failing-test[forward]"] == "FAILED"
     assert "\x1b" not in result.stdout.str()
     result.stdout.fnmatch_lines(["*fallback*a\\nb\\x1b[31mRED*OUTSIDE*"])
+
+
+def test_a_golden_set_that_is_another_input_of_the_run_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario()))
+    write(pytester, "decisions.jsonl", jsonl(observation()))
+    for named, role in (("prompts.jsonl", "an envelope set"), ("decisions.jsonl", "the decisions file")):
+        write(pytester, "prompts.manifest.json", json.dumps({"golden_set": named}))
+        result = pytester.runpytest("--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl")
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        result.stderr.fnmatch_lines([f"ERROR: --policy-eval: prompts.manifest.json names *{named} as its golden set, but that file is {role} of this run"])

@@ -179,8 +179,16 @@ class PolicyRun:
             if golden is None:
                 continue
             golden = absolute(golden)
-            if golden in envelope_paths or (decisions_file and golden == decisions_file.path):
-                continue
+            role = (
+                "an envelope set" if golden in envelope_paths
+                else "the decisions file" if decisions_file and golden == decisions_file.path
+                else None
+            )
+            if role:  # it would be checked as that, never as a golden set
+                raise usage_error(
+                    "--policy-eval",
+                    f"{envelope.manifest.file.label} names {golden} as its golden set, but that file is {role} of this run",
+                )
             if all(known.file.path != golden for known in goldens):
                 goldens.append(
                     _GoldenSource(
