@@ -44,12 +44,20 @@ def read_journal(path: Path, problems: list[InputProblem]) -> list[tuple[int, di
 
 
 def is_journal(path: Path) -> bool:
-    """A file is a journal when its first JSON object carries ``record_kind``."""
+    """A file is a journal when its first object that names a kind or a session names a kind.
+
+    Journal records carry ``record_kind``; session records carry ``session_id`` and
+    never ``record_kind``. Objects with neither (a header, a note) are looked past.
+    """
     try:
-        first = next(iter_objects(path, []), None)
+        for _, record in iter_objects(path, []):
+            if "record_kind" in record:
+                return True
+            if "session_id" in record:
+                return False
     except OSError:
         return False
-    return first is not None and "record_kind" in first[1]
+    return False
 
 
 def _canonical(record: dict[str, Any]) -> bytes:

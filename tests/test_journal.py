@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from conftest import MetricsWriter, gate, session, write_jsonl
 
-from pytest_sessioneval.journal import append_records, read_journal
+from pytest_sessioneval.journal import append_records, is_journal, read_journal
 from pytest_sessioneval.record import (
     InvalidRecord,
     hostname_hash,
@@ -478,3 +478,13 @@ def test_verify_needs_the_metrics_not_the_journal_twice(pytester: pytest.Pyteste
     result = pytester.runpytest("--session-eval", "eval.jsonl", "--session-eval-verify", "eval.jsonl")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --session-eval: *eval.jsonl: a journal; re-verification needs the metrics (sessions.jsonl)*"])
+
+
+def test_a_journal_is_recognised_past_a_header_line(tmp_path: Path) -> None:
+    path = tmp_path / "eval.jsonl"
+    path.write_text('{"note": "header"}\n' + json.dumps(reference_record()) + "\n")
+    assert is_journal(path)
+    path.write_text('{"note": "header"}\n{"session_id": "a", "record_kind": null}\n')
+    assert is_journal(path)
+    path.write_text('{"note": "header"}\n{"session_id": "a"}\n' + json.dumps(reference_record()) + "\n")
+    assert not is_journal(path)
