@@ -498,7 +498,7 @@ def review_decision_log(decisions: DecisionLog, known: Mapping[str, Sequence[str
             else:
                 detail = (
                     f"{where}: {who}, but no envelope set under test defines that scenario "
-                    f"({', '.join(sets) or 'none given'}); correct scenario_id or add the scenario."
+                    f"({', '.join(sets) or 'they define no usable scenario id'}); correct scenario_id or add the scenario."
                 )
                 verdicts.append(Verdict(subject, "known-scenario", "failed", detail, file, entry.line, entry.key))
         if entry.raw.get("worker_results") is not None:
