@@ -632,6 +632,16 @@ class TestReviewGoldenSet:
         assert (quota.source.label, quota.line) == ("golden.manifest.json", 12)
         assert quota.detail.startswith("golden.manifest.json:12: golden.json has 1 cases with group 'negative'")
 
+    def test_an_invalid_rationale_is_not_also_called_missing(self, tmp_path: Path) -> None:
+        golden = tmp_path / "golden.json"
+        golden.write_text(json.dumps([{"id": "n-en", "group": "negative", "locale": "en", "rationale": 3}]))
+        (tmp_path / "golden.manifest.json").write_text("{}")
+        load = ManifestLoad.read(GoldenManifest, DataFile(tmp_path / "golden.manifest.json", "golden.manifest.json"))
+        verdicts = by_name(review_golden_set(GoldenSet.read(DataFile(golden, "golden.json")), load))
+        assert verdicts["n-en[fields]"].outcome == "failed"
+        assert verdicts["n-en[rationale]"].outcome == "skipped"
+        assert "its rationale is invalid (see the fields check)" in verdicts["n-en[rationale]"].detail
+
     def test_structural_faults_of_a_golden_set(self, tmp_path: Path) -> None:
         golden = tmp_path / "golden.json"
         golden.write_text('[\n {"id": "a", "group": "g", "locale": "en"},\n 3,\n {"id": "b", "id": "c"}\n]\n')

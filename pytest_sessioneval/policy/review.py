@@ -538,6 +538,10 @@ def review_golden_set(golden: GoldenSet, manifest: ManifestLoad[GoldenManifest])
             ))
         group = entry.fields.values.get("group")
         if group in rules.rationale_required_for:
+            if any(problem.field == "rationale" and problem.kind == "invalid" for problem in entry.fields.problems):
+                detail = f"{file.at(entry.line)}: {who}: cannot tell: its rationale is invalid (see the fields check)"
+                verdicts.append(Verdict(subject, "rationale", "skipped", detail, file, entry.line, entry.key))
+                continue
             breach = rationale_breach(entry.fields.values, rules.rationale_required_for)
             outcome: Outcome = "failed" if breach else "passed"
             detail = f"{file.at(entry.line)}: {who}: " + (f"{breach}." if breach else "has a rationale")
