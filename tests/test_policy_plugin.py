@@ -678,3 +678,12 @@ def test_a_golden_set_that_is_another_input_of_the_run_is_a_usage_error(pytester
         result = pytester.runpytest("--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl")
         assert result.ret == pytest.ExitCode.USAGE_ERROR
         result.stderr.fnmatch_lines([f"ERROR: --policy-eval: prompts.manifest.json names *{named} as its golden set, but that file is {role} of this run"])
+
+
+def test_a_blank_scenario_id_names_no_scenario(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario()))
+    write(pytester, "decisions.jsonl", jsonl(observation(scenario_id="  ")))
+    _, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl")
+    decided = {nodeid: outcome for nodeid, outcome in outcomes.items() if nodeid.startswith("decisions.jsonl::")}
+    assert decided["decisions.jsonl::line-1[fields]"] == "FAILED"
+    assert not any("known-scenario" in nodeid for nodeid in decided), decided

@@ -131,7 +131,7 @@ class Record:
     line: int
     raw: dict[str, Any]
     fields: FieldCheck
-    key: str | None  # the record's id, when it is a non-empty string
+    key: str | None  # the record's id, when it is a string that is not blank
 
 
 _Model = TypeVar("_Model", bound=BaseModel)
@@ -139,7 +139,8 @@ _Model = TypeVar("_Model", bound=BaseModel)
 
 def _record(model: type[BaseModel], line: int, raw: dict[str, Any], id_field: str) -> Record:
     key = raw.get(id_field)
-    return Record(line, raw, check_fields(model, raw), key if isinstance(key, str) and key else None)
+    usable = isinstance(key, str) and key.strip() != ""  # a blank id names nothing (its fields check says so)
+    return Record(line, raw, check_fields(model, raw), key if usable else None)
 
 
 def _entries(
