@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,17 +37,14 @@ class StoredJournal:
 class JournalFile(pytest.File):
     """An ``eval.jsonl``: one item per stored dimension of every record."""
 
-    def __init__(self, *, journal: StoredJournal, on_collect: Callable[[], None] | None = None, **kwargs: Any) -> None:
+    def __init__(self, *, journal: StoredJournal, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.journal = journal
-        self.on_collect = on_collect  # warns about unusable input lines (once per run)
 
     def _child(self, kind: type[_RecordItem], name: str, **kwargs: Any) -> _RecordItem:
         return kind.from_parent(self, name=name, nodeid=f"{self.nodeid}::{name}", **kwargs)
 
     def collect(self) -> Iterator[_RecordItem]:
-        if self.on_collect is not None:
-            self.on_collect()
         for line, record in self.journal.records:
             try:
                 validate_record(record)

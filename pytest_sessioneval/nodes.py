@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import linecache
-import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -71,8 +70,8 @@ def _excerpts(path: str, lines: list[int]) -> dict[int, str]:
     return out
 
 
-def warn_problems(problems: list[InputProblem], start: Path) -> None:
-    """Warn about unusable input lines, each located at its file and line.
+def warn_problems(problems: list[InputProblem], start: Path, warn: Callable[[Warning, str, int], None]) -> None:
+    """Warn about unusable input lines, each located at its file and line, through ``warn``.
 
     Up to ``WARNED_LINES_PER_FILE`` lines per file get a warning each (with an
     escaped excerpt of the line); one more warning counts the rest.
@@ -86,35 +85,26 @@ def warn_problems(problems: list[InputProblem], start: Path) -> None:
         excerpts = _Excerpts(_excerpts(path, [problem.line for problem in shown]))
         linecache.cache[path] = (None, None, excerpts, path)  # type: ignore[assignment]
         for problem in shown:
-            warnings.warn_explicit(
-                SessionEvalInputWarning(f"{where}:{problem.line}: {problem.message}"),
-                category=SessionEvalInputWarning,
-                filename=path,
-                lineno=problem.line,
-            )
+            warn(SessionEvalInputWarning(f"{where}:{problem.line}: {problem.message}"), path, problem.line)
         rest = found[WARNED_LINES_PER_FILE:]
         if rest:
-            warnings.warn_explicit(
+            warn(
                 SessionEvalInputWarning(
                     f"{where}: {len(rest)} more unusable line(s), skipped (lines {rest[0].line} to {rest[-1].line})"
                 ),
-                category=SessionEvalInputWarning,
-                filename=path,
-                lineno=rest[0].line,
+                path,
+                rest[0].line,
             )
 
 
 class SessionsFile(pytest.File):
     """A ``sessions.jsonl``: yields the items of its already-scored sessions."""
 
-    def __init__(self, *, evaluation: Evaluation, on_collect: Callable[[], None] | None = None, **kwargs: Any) -> None:
+    def __init__(self, *, evaluation: Evaluation, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.evaluation = evaluation
-        self.on_collect = on_collect  # warns about unusable input lines (once per run)
 
     def collect(self) -> Iterator[_RecordItem]:
-        if self.on_collect is not None:
-            self.on_collect()
         rubric = self.evaluation.rubric
         for entry in self.evaluation.entries:
             if isinstance(entry, SessionEvaluation):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import warnings
 from dataclasses import asdict, replace
 from datetime import datetime, timezone
 from functools import partial
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _pytest.config import apply_warning_filters
 from _pytest.pathlib import bestrelpath
 
 from . import html_extras
@@ -297,6 +299,27 @@ def _record_model(config: pytest.Config, required: bool) -> dict[str, str]:
     return {"id": model_id, "source": source}
 
 
+def _issue_input_warning(config: pytest.Config, warning: Warning, filename: str, lineno: int) -> None:
+    """Issue ``warning`` located at a data file's line, as pytest issues configure-time warnings.
+
+    pytest's own ``Config.issue_config_time_warning`` locates a warning at the
+    caller's frame; this one is located at the input line it is about.
+    """
+    if config.pluginmanager.is_blocked("warnings"):
+        return
+    with warnings.catch_warnings(record=True) as records:
+        warnings.simplefilter("always", type(warning))
+        apply_warning_filters(config.getini("filterwarnings"), config.known_args_namespace.pythonwarnings or [])
+        try:
+            warnings.warn_explicit(warning, type(warning), filename, lineno)
+        except Warning as exc:  # -W error (or a filterwarnings "error" entry) made it an error
+            raise pytest.UsageError(f"{exc} (an input warning made an error by -W or filterwarnings)") from None
+    for record in records:
+        config.hook.pytest_warning_recorded.call_historic(
+            kwargs={"warning_message": record, "when": "config", "nodeid": "", "location": None}
+        )
+
+
 class _XdistTimestamp:
     """Hands the controller's eval timestamp to every worker: the clock is read once per run."""
 
@@ -327,7 +350,6 @@ class SessionEvalRun:
         self.model: dict[str, str] = {}
         self.handle: str | None = None
         self.journal_messages: list[str] = []
-        self._warned = False  # unusable input lines were warned about
         self.judges: list[Judge] | None = None
         self.judge_timeout: float | None = None
         self.html_path: Path | None = None
@@ -351,17 +373,20 @@ class SessionEvalRun:
                 self.journals[path] = journal
             if self.verify_path is not None:
                 self._prepare_verification(self.verify_path)
-                return
-            for sessions, events in self.sources.items():
-                self.evaluations[sessions] = evaluate(
-                    sessions, events, self.selection, self.rubric, check_every_event_line=self.check_every_event_line
-                )
+            else:
+                for sessions, events in self.sources.items():
+                    self.evaluations[sessions] = evaluate(
+                        sessions, events, self.selection, self.rubric, check_every_event_line=self.check_every_event_line
+                    )
         except RubricError as exc:
             raise usage_error("--session-eval-rubric", str(exc)) from None
         except OSError as exc:
             raise pytest.UsageError(f"--session-eval: cannot read {exc.filename}: {exc.strerror or exc}") from None
         except NoEligibleSession as exc:
             raise usage_error("--session-eval-latest", str(exc)) from None
+        self._warn_input_problems(session.config)
+        if self.verify_path is not None:
+            return
         if self.judges is not None:
             self._judge(session.config)
         wanted = self.selection.session_ids
@@ -420,30 +445,27 @@ class SessionEvalRun:
         self.journals[path] = journal
 
     def _warn_input_problems(self, config: pytest.Config) -> None:
-        """Warn about every unusable input line, once per run, from inside a collector.
+        """Warn about every unusable input line, once per run, by the process that reports.
 
-        Inside ``collect()``, so that ``-W error`` makes it a collection error of
-        that file. Under xdist only the first worker warns (its warnings reach
-        the controller), so each line is reported once.
+        Issued when the inputs are read (not at collection, which ``--lf`` may skip
+        and xdist runs on every worker), through pytest's warning filters: under
+        ``-W error`` a bad line is a usage error naming it.
         """
-        if self._warned:
-            return
-        self._warned = True
-        if is_worker(config) and config.workerinput.get("workerid") != "gw0":  # type: ignore[attr-defined]
+        if is_worker(config):
             return
         start = config.invocation_params.dir
+        warn = partial(_issue_input_warning, config)
         for evaluation in self.evaluations.values():
-            warn_problems(evaluation.problems, start)
+            warn_problems(evaluation.problems, start, warn)
         for journal in self.journals.values():
-            warn_problems(journal.problems, start)
+            warn_problems(journal.problems, start, warn)
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
         path = absolute(file_path)
-        warn = partial(self._warn_input_problems, parent.config)
         if path in self.journals and (self.verify_path is None or path == self.verify_path):
-            return JournalFile.from_parent(parent, path=file_path, journal=self.journals[path], on_collect=warn)
+            return JournalFile.from_parent(parent, path=file_path, journal=self.journals[path])
         if self.verify_path is None and path in self.evaluations:
-            return SessionsFile.from_parent(parent, path=file_path, evaluation=self.evaluations[path], on_collect=warn)
+            return SessionsFile.from_parent(parent, path=file_path, evaluation=self.evaluations[path])
         return None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

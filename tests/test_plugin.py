@@ -343,7 +343,8 @@ def test_unusable_lines_are_warned_once_capped_and_shown_escaped(pytester: pytes
     bad = ["{bad \x1b[2J" + "x" * 300] * 25
     metrics = write_metrics([session("a"), *bad, "[" * 1500 + "]" * 1500])
     for extra in ((), ("-n", "2")):
-        result = pytester.runpytest("--session-eval", str(metrics), *extra)
+        # A process of its own each time: the excerpts must not come from an earlier run's cache.
+        result = pytester.runpytest_subprocess("--session-eval", str(metrics), *extra)
         out = result.stdout.str()
         assert "\x1b" not in out and "x" * 100 not in out
         assert out.count("SessionEvalInputWarning: metrics/sessions.jsonl:") == 20 + 1, extra
@@ -353,12 +354,22 @@ def test_unusable_lines_are_warned_once_capped_and_shown_escaped(pytester: pytes
         assert "INTERNALERROR" not in out
 
 
-def test_warnings_as_errors_make_a_collection_error_not_a_crash(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
-    metrics = write_metrics([session("a"), "not json"], ["[" * 1500 + "]" * 1500])
-    result = pytester.runpytest("--session-eval", str(metrics), "-W", "error")
-    assert result.ret == pytest.ExitCode.INTERRUPTED
-    result.stdout.fnmatch_lines(["*ERROR collecting metrics/sessions.jsonl*", "*SessionEvalInputWarning: metrics/sessions.jsonl:2: not valid JSON*"])
-    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+def test_warnings_as_errors_make_a_bad_line_a_usage_error_naming_it(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+    clean = write_metrics([session("a")], directory="clean")
+    metrics = write_metrics([session("b"), "not json"], ["[" * 1500 + "]" * 1500])
+    for extra in ((), ("-n", "2")):
+        result = pytester.runpytest("--session-eval", str(clean), "--session-eval", str(metrics), "-W", "error", *extra)
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        result.stderr.fnmatch_lines(["ERROR: metrics/sessions.jsonl:2: not valid JSON*(an input warning made an error by -W or filterwarnings)"])
+        assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+
+
+def test_input_warnings_survive_last_failed(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+    metrics = write_metrics([session("a"), "garbage"])
+    pytester.makepyfile(test_u="def test_u():\n    assert False\n")
+    pytester.runpytest("--session-eval", str(metrics), "test_u.py")
+    result = pytester.runpytest("--session-eval", str(metrics), "test_u.py", "--lf")
+    result.stdout.fnmatch_lines(["*SessionEvalInputWarning: metrics/sessions.jsonl:2: not valid JSON*"])
 
 
 def test_a_path_the_system_refuses_to_look_at_is_a_usage_error(pytester: pytest.Pytester) -> None:
