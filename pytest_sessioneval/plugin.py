@@ -485,9 +485,9 @@ class SessionEvalRun:
         for path, evaluation in self.evaluations.items():
             source = bestrelpath(config.rootpath, path)
             for entry in evaluation.entries:
-                if isinstance(entry, SessionEvaluation) and entry.session_id in self.tally.sessions:
+                if isinstance(entry, SessionEvaluation) and wire_safe(entry.session_id) in self.tally.sessions:
                     sessions.append(SessionRow.from_evaluation(entry, source))
-                elif isinstance(entry, SkippedSession) and entry.session_id in self.tally.not_scored:
+                elif isinstance(entry, SkippedSession) and wire_safe(entry.session_id) in self.tally.not_scored:
                     not_scored.append((entry.session_id, entry.reason))
         report = ReportData(
             title="Session evaluation",
@@ -514,7 +514,7 @@ class SessionEvalRun:
         unwritable = []
         for evaluation in self.evaluations.values():
             for entry in evaluation.scored:
-                if entry.session_id not in self.tally.sessions:
+                if wire_safe(entry.session_id) not in self.tally.sessions:
                     continue
                 try:
                     records.append(self._record(entry))

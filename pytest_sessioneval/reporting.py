@@ -14,6 +14,7 @@ import pytest
 
 from .intervals import DimensionRate, format_rate, ranking_note
 from .nodes import ITEM_KEYWORD
+from .options import wire_safe
 from .rubric import FAIL, PASS, STATUSES
 
 __all__ = ["Tally"]
@@ -25,7 +26,7 @@ class Tally:
 
     counts: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     judge_counts: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
-    sessions: set[str] = field(default_factory=set)
+    sessions: set[str] = field(default_factory=set)  # ids as they travel (see options.wire_safe)
     not_scored: set[str] = field(default_factory=set)
     unidentified: int = 0
     verification: Counter[str] = field(default_factory=Counter)
@@ -43,9 +44,9 @@ class Tally:
                 self.judge_counts[props["dimension"]][props["status"]] += 1
                 return
             self.counts[props["dimension"]][props["status"]] += 1
-            self.sessions.add(props["session_id"])
+            self.sessions.add(wire_safe(props["session_id"]))
         elif props.get("eligible") is False:
-            self.not_scored.add(props["session_id"])
+            self.not_scored.add(wire_safe(props["session_id"]))
         elif "reason" in props and props.get("session_id") is None:
             self.unidentified += 1
 

@@ -76,11 +76,15 @@ def test_lone_surrogates_in_the_data_travel_to_and_from_xdist_workers(pytester: 
         "def pytest_sessioneval_judge(record):\n"
         "    return [{'id': 'report-quality', 'status': 'pass', 'evidence': 'seen \\ud800'}]\n"
     )
-    serial = pytester.runpytest("--session-eval", "m", "--session-eval-judge", "-rA")
-    spread = pytester.runpytest("--session-eval", "m", "--session-eval-judge", "-rA", "-n", "2")
+    common = ("--session-eval", "m", "--session-eval-judge", "-rA", "--session-eval-html", "r.html", "--session-eval-timestamp", "2026-08-01T00:00:00Z")
+    serial = pytester.runpytest(*common)
+    serial_page = (pytester.path / "r.html").read_text()
+    spread = pytester.runpytest(*common, "-n", "2")
     for result in (serial, spread):
         assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
         result.assert_outcomes(passed=1, skipped=4, xfailed=2)
+    # The controller matches what the workers ran to its own sessions: the page is the same.
+    assert (pytester.path / "r.html").read_text() == serial_page and "Sessions (1)" in serial_page
     spread.stdout.fnmatch_lines(["PASSED m/sessions.jsonl::\\ud800?report-quality?"])
 
 
