@@ -366,6 +366,7 @@ class SessionEvalRun:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Read and score every input once, before collection; input errors are usage errors."""
         index_teardown_reports(session.config.pluginmanager.getplugin("terminalreporter"))
+        self.tally.files = frozenset(bestrelpath(session.config.rootpath, path) for path in self.collected_paths())
         try:
             for path in self.report_journals:
                 journal = StoredJournal(path, [])

@@ -30,10 +30,15 @@ class Tally:
     not_scored: set[str] = field(default_factory=set)
     unidentified: int = 0
     verification: Counter[str] = field(default_factory=Counter)
+    # The data files whose items are counted, as pytest locates them (relative to the
+    # rootdir): another test's record_property never counts, whatever its names.
+    files: frozenset[str] = frozenset()
 
     def add(self, report: pytest.TestReport) -> None:
-        """Count one item, from the report that decides its outcome."""
+        """Count one item of a data file, from the report that decides its outcome."""
         if not report.user_properties or ITEM_KEYWORD not in report.keywords or not _decisive(report):
+            return
+        if report.location[0] not in self.files:
             return
         props: dict[str, Any] = dict(report.user_properties)
         if props.get("verification"):

@@ -393,8 +393,11 @@ def test_other_tests_properties_are_not_counted_as_sessions(pytester: pytest.Pyt
             record_property("reason", "mine")
         """
     )
+    # Even in a directory named like the plugin's item keyword, it is not taken for a session.
+    (pytester.path / "session_eval").mkdir()
+    (pytester.path / "test_mine.py").rename(pytester.path / "session_eval" / "test_mine.py")
     for extra in ((), ("-n", "2")):
-        result = pytester.runpytest("--session-eval", str(metrics), "test_mine.py", "-k", "session_eval or speed", *extra)
+        result = pytester.runpytest("--session-eval", str(metrics), "session_eval", *extra)
         result.assert_outcomes(passed=1, skipped=3, xfailed=2)
         result.stdout.fnmatch_lines(["rubric-v1: 1 session(s) scored"])
         out = result.stdout.str()
