@@ -224,6 +224,15 @@ def register_wire_safety(config: pytest.Config) -> None:
         manager.register(WireSafeReports(), _WIRE_SAFETY)
 
 
+def file_identity(path: Path) -> object:
+    """What is the same for every name of one file: symbolic and hard links, any spelling."""
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return os.path.realpath(path)  # nothing there yet: its resolved name
+    return (found.st_dev, found.st_ino)
+
+
 def readable_file(flag: str, path: Path) -> Path:
     """``path`` made absolute, or a usage error saying why it cannot be read."""
     kind = path_kind(flag, path)

@@ -31,7 +31,16 @@ from .journal import JournalError, append_records, is_journal, read_journal
 from .journal_items import JournalFile, StoredJournal
 from .judge import Judge, JudgeContractError, judge_session
 from .nodes import SessionsFile, _RecordItem, warn_problems
-from .options import absolute, add_collection_args, path_kind, readable_file, register_wire_safety, usage_error, wire_safe
+from .options import (
+    absolute,
+    add_collection_args,
+    file_identity,
+    path_kind,
+    readable_file,
+    register_wire_safety,
+    usage_error,
+    wire_safe,
+)
 from .record import MODEL_SOURCES, STANDARD_VERSION, InvalidRecord, build_record, hostname_hash
 from .reporting import Tally, index_teardown_reports
 from .rubric import DimensionVerdict, Rubric, RubricError
@@ -187,18 +196,18 @@ def pytest_configure(config: pytest.Config) -> None:
 def _refuse_overwriting_inputs(run: SessionEvalRun) -> None:
     """An output must not be an input: the journal never lands in the metrics, the page never
     replaces a journal or the metrics (the same file under any spelling or link)."""
-    data = {os.path.realpath(p): "a sessions file" for p in run.sources}
-    data.update({os.path.realpath(e): "an events file" for e in run.sources.values() if e is not None})
-    journals = {os.path.realpath(p): "a journal given to --session-eval" for p in run.report_journals}
+    data = {file_identity(p): "a sessions file" for p in run.sources}
+    data.update({file_identity(e): "an events file" for e in run.sources.values() if e is not None})
+    journals = {file_identity(p): "a journal given to --session-eval" for p in run.report_journals}
     if run.verify_path is not None:
-        journals[os.path.realpath(run.verify_path)] = "the journal given to --session-eval-verify"
+        journals[file_identity(run.verify_path)] = "the journal given to --session-eval-verify"
     if run.journal_path is not None:
-        what = data.get(os.path.realpath(run.journal_path))
+        what = data.get(file_identity(run.journal_path))
         if what:
             raise usage_error("--session-eval-journal", f"{run.journal_path} is {what} of this run; records go to a file of their own")
-        journals[os.path.realpath(run.journal_path)] = "the --session-eval-journal"
+        journals[file_identity(run.journal_path)] = "the --session-eval-journal"
     if run.html_path is not None:
-        what = data.get(os.path.realpath(run.html_path)) or journals.get(os.path.realpath(run.html_path))
+        what = data.get(file_identity(run.html_path)) or journals.get(file_identity(run.html_path))
         if what:
             raise usage_error("--session-eval-html", f"{run.html_path} is {what} of this run; the page would replace it")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import multiprocessing
+import os
 import re
 import socket
 from pathlib import Path
@@ -437,11 +438,14 @@ def test_blank_text_is_what_javascript_trims_to_nothing(text: str, blank: bool) 
         (("--session-eval-html", "metrics/./sessions.jsonl"), "*--session-eval-html: *sessions.jsonl is a sessions file of this run*"),
         (("--session-eval-journal", "j.jsonl", "--session-eval-html", "j.jsonl"), "*--session-eval-html: *j.jsonl is the --session-eval-journal of this run*"),
         (("--session-eval-html", "link.jsonl"), "*--session-eval-html: *link.jsonl is a sessions file of this run*"),
+        (("--session-eval-html", "hard.jsonl"), "*--session-eval-html: *hard.jsonl is an events file of this run*"),
+        (("--session-eval-journal", "hard.jsonl"), "*--session-eval-journal: *hard.jsonl is an events file of this run*"),
     ],
 )
 def test_an_output_never_overwrites_an_input(pytester: pytest.Pytester, project_metrics: MetricsWriter, args: tuple[str, ...], message: str) -> None:
     metrics = project_metrics([session("a")], [gate("2026-07-20T09:30:00Z")])
     (pytester.path / "link.jsonl").symlink_to(metrics / "sessions.jsonl")
+    os.link(metrics / "events.jsonl", pytester.path / "hard.jsonl")
     before = (metrics / "sessions.jsonl").read_bytes(), (metrics / "events.jsonl").read_bytes()
     result = pytester.runpytest("--session-eval", "metrics", "--session-eval-model-id", "m", *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR

@@ -673,7 +673,8 @@ def test_the_forward_table_shows_control_characters_escaped(pytester: pytest.Pyt
 def test_a_golden_set_that_is_another_input_of_the_run_is_a_usage_error(pytester: pytest.Pytester) -> None:
     write(pytester, "prompts.jsonl", jsonl(scenario()))
     write(pytester, "decisions.jsonl", jsonl(observation()))
-    for named, role in (("prompts.jsonl", "an envelope set"), ("decisions.jsonl", "the decisions file")):
+    (pytester.path / "dec-link.jsonl").symlink_to(pytester.path / "decisions.jsonl")
+    for named, role in (("prompts.jsonl", "an envelope set"), ("decisions.jsonl", "the decisions file"), ("dec-link.jsonl", "the decisions file")):
         write(pytester, "prompts.manifest.json", json.dumps({"golden_set": named}))
         result = pytester.runpytest("--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl")
         assert result.ret == pytest.ExitCode.USAGE_ERROR

@@ -19,6 +19,7 @@ import pytest
 from ..options import (
     absolute,
     add_collection_args,
+    file_identity,
     path_kind,
     readable_file,
     register_wire_safety,
@@ -179,9 +180,10 @@ class PolicyRun:
             if golden is None:
                 continue
             golden = absolute(golden)
+            same = file_identity(golden)
             role = (
-                "an envelope set" if golden in envelope_paths
-                else "the decisions file" if decisions_file and golden == decisions_file.path
+                "an envelope set" if any(file_identity(path) == same for path in envelope_paths)
+                else "the decisions file" if decisions_file and file_identity(decisions_file.path) == same
                 else None
             )
             if role:  # it would be checked as that, never as a golden set
