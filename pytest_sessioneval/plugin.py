@@ -279,12 +279,19 @@ def _judge_timeout(config: pytest.Config) -> float | None:
     return seconds
 
 
-def _utf8_text(flag: str, value: str) -> str:
-    """``value`` when it can be written as UTF-8 (argv and the environment may hold other bytes)."""
+def _is_utf8(value: str) -> bool:
+    """Whether ``value`` can be written as UTF-8 (argv and the environment may hold other bytes)."""
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise usage_error(flag, f"{value!r} is not valid UTF-8 text") from None
+        return False
+    return True
+
+
+def _utf8_text(flag: str, value: str) -> str:
+    """``value``, or a usage error naming ``flag`` when it cannot be written as UTF-8."""
+    if not _is_utf8(value):
+        raise usage_error(flag, f"{value!r} is not valid UTF-8 text")
     return value
 
 
@@ -293,10 +300,20 @@ def _record_model(config: pytest.Config, required: bool) -> dict[str, str]:
     source = _option(config, "--session-eval-model-source") or "self-report"
     if source not in MODEL_SOURCES:
         raise usage_error("--session-eval-model-source", f"{source!r} is not one of {', '.join(MODEL_SOURCES)}")
-    from_env = _utf8_text("ANTHROPIC_MODEL", os.environ.get("ANTHROPIC_MODEL", "")).strip(JS_WHITESPACE)
+    from_env = os.environ.get("ANTHROPIC_MODEL", "")
+    if required:  # only a run that writes records needs the variable to be text
+        from_env = _utf8_text("ANTHROPIC_MODEL", from_env)
+    elif not _is_utf8(from_env):
+        from_env = ""
+    from_env = from_env.strip(JS_WHITESPACE)
     if from_env:
         return {"id": from_env, "source": "env"}
-    model_id = _utf8_text("--session-eval-model-id", _option(config, "--session-eval-model-id") or "").strip(JS_WHITESPACE)
+    model_id = _option(config, "--session-eval-model-id") or ""
+    if required:
+        model_id = _utf8_text("--session-eval-model-id", model_id)
+    elif not _is_utf8(model_id):
+        model_id = ""
+    model_id = model_id.strip(JS_WHITESPACE)
     if not model_id and not required:
         return {"id": "unknown", "source": source}
     if not model_id:
@@ -422,7 +439,15 @@ class SessionEvalRun:
                     verdicts = tuple(DimensionVerdict(**v) for v in stored.get(wire_safe(f"{path}\0{entry.session_id}"), ()))
                 else:
                     try:
-                        verdicts = judge_session(self.judges or [], self._record(entry), self.rubric, self.judge_timeout)
+                        record = self._record(entry)
+                    except InvalidRecord as exc:  # e.g. a custom rubric's infinite score
+                        where = f"{bestrelpath(config.invocation_params.dir, path)}:{entry.line}"
+                        raise usage_error(
+                            "--session-eval-judge",
+                            f"{where}: the record of session {entry.session_id!r}, which a judge reads, is invalid: {exc}",
+                        ) from None
+                    try:
+                        verdicts = judge_session(self.judges or [], record, self.rubric, self.judge_timeout)
                     except JudgeContractError as exc:
                         raise usage_error("--session-eval-judge", str(exc)) from None
                 evaluation.entries[index] = replace(entry, judge=verdicts)

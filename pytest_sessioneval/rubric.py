@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from .values import is_blank
+
 if TYPE_CHECKING:
     from .events import EventIndex
     from .peers import Peers
@@ -128,8 +130,8 @@ class Rubric:
         duplicates = sorted({i for i in ids if ids.count(i) > 1})
         if duplicates:
             raise RubricError(f"rubric {self.version!r}: dimension ids collide: {', '.join(duplicates)}")
-        if not self.version:
-            raise RubricError("a rubric needs a non-empty version string")
+        if type(self.version) is not str or is_blank(self.version):
+            raise RubricError(f"a rubric needs a version string that is not blank, not {self.version!r}")
 
     @property
     def dimension_ids(self) -> tuple[str, ...]:

@@ -49,7 +49,10 @@ def show(value: Any) -> str:
     """A value as it appears in the data (JSON text), for evidence and messages."""
     kind = type(value)
     if kind is int:
-        return str(value)  # what orjson writes, and beyond 64 bits what it cannot
+        try:
+            return str(value)  # what orjson writes, and beyond 64 bits what it cannot
+        except ValueError:  # over Python's 4,300-digit limit for int-to-text
+            return f"(an integer of about {abs(value).bit_length() * 0.30103:.0f} digits)"
     if kind is float and not math.isfinite(value):
         # A number beyond the double range (1e400) reads as infinity; JSON cannot
         # write it (orjson would say null), so it is named as JavaScript names it.

@@ -492,3 +492,13 @@ def test_a_journal_is_recognised_past_a_header_line(tmp_path: Path) -> None:
     assert is_journal(path)
     path.write_text('{"note": "header"}\n{"session_id": "a"}\n' + json.dumps(reference_record()) + "\n")
     assert not is_journal(path)
+
+
+def test_an_odd_model_variable_matters_only_to_a_run_that_writes_records(
+    pytester: pytest.Pytester, metrics: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_MODEL", "m\udcff")
+    assert pytester.runpytest("--session-eval", str(metrics)).ret == pytest.ExitCode.TESTS_FAILED
+    result = journal_run(pytester, metrics)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: ANTHROPIC_MODEL: 'm\\udcff' is not valid UTF-8 text"])

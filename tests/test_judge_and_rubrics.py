@@ -234,8 +234,9 @@ def test_rubric_rules_in_the_core(tmp_path: Path) -> None:
     text.write_text("x")
     with pytest.raises(RubricError, match="collide"):
         Rubric("r", text, (Dimension("a", lambda c: Verdict("pass", "")),), judge_ids=("a",))
-    with pytest.raises(RubricError, match="non-empty version"):
-        Rubric("", text, ())
+    for blank in ("", " ", "\u00a0\u3000"):
+        with pytest.raises(RubricError, match="a version string that is not blank"):
+            Rubric(blank, text, ())
     assert Rubric("r", text, RUBRIC_V1.dimensions).sha256 == "2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881"
 
 
@@ -256,3 +257,20 @@ def test_a_record_the_schema_refuses_is_named_and_the_others_are_written(pyteste
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
     written = [json.loads(line)["session_id"] for line in (pytester.path / "eval.jsonl").read_text().splitlines()]
     assert written and "b" not in written
+
+
+def test_huge_or_infinite_custom_scores_never_crash_the_page_or_the_judge(pytester: pytest.Pytester, metrics: Path) -> None:
+    for score, extra, message in (
+        ("10**5000", ("--session-eval-html", "page.html"), None),
+        ('float("inf")', ("--session-eval-judge",), "*--session-eval-judge: *sessions.jsonl:*: the record of session * which a judge reads, is invalid: dimensions?0?.score: must be a finite number*"),
+    ):
+        rubric = f'Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", "e", {score}), scored=True),))'
+        pytester.makeconftest(RUBRIC_PLUGIN.format(rubric=rubric) + "\ndef pytest_sessioneval_judge(record):\n    return []\n")
+        result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-rubric", "mine", *extra)
+        assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str() and "Traceback" not in result.stdout.str() + result.stderr.str()
+        if message is None:
+            assert result.ret == pytest.ExitCode.OK
+            assert "(an integer of about 5000 digits)" in (pytester.path / "page.html").read_text()
+        else:
+            assert result.ret == pytest.ExitCode.USAGE_ERROR
+            result.stderr.fnmatch_lines([message])
