@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +20,7 @@ import orjson
 
 from .jsonl import InputProblem, iter_objects
 from .record import InvalidRecord, validate_record
+from .values import is_blank
 
 __all__ = ["AppendOutcome", "JournalError", "append_records", "is_journal", "read_journal"]
 
@@ -64,9 +64,6 @@ def _canonical(record: dict[str, Any]) -> bytes:
     return orjson.dumps(record, option=orjson.OPT_SORT_KEYS)
 
 
-_SHA256 = re.compile(r"[0-9a-f]{64}")
-
-
 def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutcome:
     """Append records that are new; keep identical ones once; refuse conflicts.
 
@@ -94,8 +91,10 @@ def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutco
             version = stored.get("rubric_version")
             provenance = stored.get("provenance")
             digest = provenance.get("rubric_sha256") if isinstance(provenance, dict) else None
-            # Only a well-formed hash binds: a stray line must not block every later append.
-            if isinstance(version, str) and isinstance(digest, str) and _SHA256.fullmatch(digest):
+            # Only a record binds (it has a kind and a run id); a stray line must not
+            # block every later append.
+            is_record = "record_kind" in stored and isinstance(run, str)
+            if is_record and isinstance(version, str) and isinstance(digest, str) and not is_blank(digest):
                 rubric_hash.setdefault(version, (digest, number))
         size = os.fstat(fd).st_size
         chunks: list[bytes] = []

@@ -87,6 +87,8 @@ def _resolve_sources(config: pytest.Config, paths: list[Path]) -> dict[Path, Pat
     sources: dict[Path, Path | None] = {}
     for path in paths:
         if path_kind("--session-eval", path) == "dir" and path_kind("--session-eval", path / "sessions.jsonl") is None:
+            if (path / "sessions.jsonl").is_symlink():
+                raise usage_error("--session-eval", f"{path / 'sessions.jsonl'}: a broken symbolic link")
             raise usage_error("--session-eval", f"{path}: directory holds no sessions.jsonl")
         sessions, beside = resolve_inputs(path, events)
         readable_file("--session-eval", sessions)

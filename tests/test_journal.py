@@ -254,7 +254,7 @@ def test_pre_registration_guard_refuses_an_edited_rubric(pytester: pytest.Pytest
     assert len(journal_lines(pytester)) == 1
 
 
-def test_a_malformed_hash_binds_no_rubric(pytester: pytest.Pytester, metrics: Path) -> None:
+def test_a_stray_line_binds_no_rubric(pytester: pytest.Pytester, metrics: Path) -> None:
     stray = {"rubric_version": "rubric-v1", "provenance": {"rubric_sha256": "not-a-hash"}}
     (pytester.path / "eval.jsonl").write_text(json.dumps(stray) + "\n")
     result = journal_run(pytester, metrics)
