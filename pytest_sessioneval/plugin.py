@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _pytest.config import apply_warning_filters
 from _pytest.pathlib import bestrelpath
 
 from . import html_extras
@@ -327,6 +326,12 @@ def _record_model(config: pytest.Config, required: bool) -> dict[str, str]:
     return {"id": model_id, "source": source}
 
 
+try:  # pytest's own (private) helper; without it the warnings are shown, only unfiltered
+    from _pytest.config import apply_warning_filters as _apply_warning_filters
+except ImportError:  # pragma: no cover - a future pytest
+    _apply_warning_filters = None  # type: ignore[assignment]
+
+
 def _issue_input_warning(config: pytest.Config, warning: Warning, filename: str, lineno: int) -> None:
     """Issue ``warning`` located at a data file's line, as pytest issues configure-time warnings.
 
@@ -337,7 +342,8 @@ def _issue_input_warning(config: pytest.Config, warning: Warning, filename: str,
         return
     with warnings.catch_warnings(record=True) as records:
         warnings.simplefilter("always", type(warning))
-        apply_warning_filters(config.getini("filterwarnings"), config.known_args_namespace.pythonwarnings or [])
+        if _apply_warning_filters is not None:  # -W and filterwarnings, as pytest applies them
+            _apply_warning_filters(config.getini("filterwarnings"), config.known_args_namespace.pythonwarnings or [])
         try:
             warnings.warn_explicit(warning, type(warning), filename, lineno)
         except Warning as exc:  # -W error (or a filterwarnings "error" entry) made it an error
