@@ -155,8 +155,12 @@ def absolute(path: Path) -> Path:
     return Path(os.path.abspath(path))
 
 
+BROKEN_LINK = "broken link"
+
+
 def stat_kind(path: Path) -> str | None:
-    """``"file"``, ``"dir"``, ``"other"`` (a FIFO, a device...), or ``None`` when nothing is there.
+    """``"file"``, ``"dir"``, ``BROKEN_LINK`` (a symbolic link to nothing), ``"other"`` (a
+    FIFO, a device...), or ``None`` when nothing is there.
 
     Raises ``OSError`` for a path the system refuses to look at (too long, a
     symlink loop, no permission to search a directory on the way) and
@@ -165,7 +169,7 @@ def stat_kind(path: Path) -> str | None:
     try:
         mode = path.stat().st_mode
     except (FileNotFoundError, NotADirectoryError):
-        return None
+        return BROKEN_LINK if path.is_symlink() else None
     if stat.S_ISREG(mode):
         return "file"
     return "dir" if stat.S_ISDIR(mode) else "other"
@@ -179,6 +183,11 @@ def path_kind(flag: str, path: Path) -> str | None:
         raise usage_error(flag, f"{path}: cannot be used ({exc.strerror or exc})") from None
     except ValueError as exc:
         raise usage_error(flag, f"{path!r}: not a usable path ({exc})") from None
+
+
+def not_a_file(kind: str | None) -> str:
+    """Why a path of this ``stat_kind`` (something, but no regular file) cannot be read."""
+    return "a broken symbolic link" if kind == BROKEN_LINK else "not a file"
 
 
 def wire_safe(value: Any) -> Any:
@@ -239,7 +248,7 @@ def readable_file(flag: str, path: Path) -> Path:
     if kind is None:
         raise usage_error(flag, f"{path}: no such file or directory")
     if kind != "file":
-        raise usage_error(flag, f"{path}: not a file")
+        raise usage_error(flag, f"{path}: {not_a_file(kind)}")
     try:
         with open(path, "rb"):
             pass

@@ -31,9 +31,11 @@ from .journal_items import JournalFile, StoredJournal
 from .judge import Judge, JudgeContractError, judge_session
 from .nodes import SessionsFile, _RecordItem, warn_problems
 from .options import (
+    BROKEN_LINK,
     absolute,
     add_collection_args,
     file_identity,
+    not_a_file,
     path_kind,
     readable_file,
     register_wire_safety,
@@ -86,16 +88,14 @@ def _resolve_sources(config: pytest.Config, paths: list[Path]) -> dict[Path, Pat
     sources: dict[Path, Path | None] = {}
     for path in paths:
         if path_kind("--session-eval", path) == "dir" and path_kind("--session-eval", path / "sessions.jsonl") is None:
-            if (path / "sessions.jsonl").is_symlink():
-                raise usage_error("--session-eval", f"{path / 'sessions.jsonl'}: a broken symbolic link")
             raise usage_error("--session-eval", f"{path}: directory holds no sessions.jsonl")
         sessions, beside = resolve_inputs(path, events)
         readable_file("--session-eval", sessions)
         if events is None:  # the events.jsonl beside, when there is one, must be readable
             near = sessions.parent / "events.jsonl"
             kind = path_kind("--session-eval", near)
-            if kind not in (None, "file") or (kind is None and near.is_symlink()):
-                raise usage_error("--session-eval", f"{near}: {'a broken symbolic link' if kind is None else 'not a file'}")
+            if kind not in (None, "file"):
+                raise usage_error("--session-eval", f"{near}: {not_a_file(kind)}")
         sources.setdefault(absolute(sessions), beside)
     return sources
 
@@ -219,11 +219,11 @@ def _writable_journal(path: Path) -> Path:
 
 def _writable_file(flag: str, path: Path) -> Path:
     kind = path_kind(flag, path)
-    if kind not in (None, "file"):
+    if kind not in (None, BROKEN_LINK, "file"):  # writing through a link to nothing creates its target
         raise usage_error(flag, f"{path}: not a file")
     if path_kind(flag, path.parent) != "dir":
         raise usage_error(flag, f"{path}: directory {path.parent} does not exist")
-    if not os.access(path if kind else path.parent, os.W_OK):
+    if not os.access(path if kind == "file" else path.parent, os.W_OK):
         raise usage_error(flag, f"{path}: not writable")
     return absolute(path)
 

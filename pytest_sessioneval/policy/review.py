@@ -21,7 +21,7 @@ from typing import Any, Final, Generic, Literal, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..naming import escape_session_id
-from ..options import stat_kind
+from ..options import BROKEN_LINK, stat_kind
 from .envelope import INVARIANTS, ScenarioRecord
 from .fields import FieldCheck, check_fields, reason_of, show_path, show_value
 from .golden import GoldenCase, rationale_breach
@@ -240,7 +240,9 @@ def _unusable_file(path: Path) -> str | None:
     except (OSError, ValueError) as exc:
         return f"cannot be used ({getattr(exc, 'strerror', None) or exc})"
     if kind is None:
-        return "is a broken symbolic link" if path.is_symlink() else "missing"
+        return "missing"
+    if kind == BROKEN_LINK:
+        return "is a broken symbolic link"
     return None if kind == "file" else "is not a regular file"
 
 
