@@ -12,7 +12,7 @@ listed in :data:`CHECKS`.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -335,6 +335,24 @@ class _Subjects:
         return subject
 
 
+def _each_record(dataset: _Dataset, named: str, unnamed: str, verdicts: list[Verdict]) -> Iterator[tuple[Record, str, str]]:
+    """``(record, subject, who)`` for each record of ``dataset``, in file order.
+
+    On the way, a faulty line's verdict and each record's ``fields`` verdict are
+    appended to ``verdicts``. ``who`` names the record in messages: ``named`` and
+    its id (``"case 'x'"``), or ``unnamed`` when it has no usable id.
+    """
+    subjects = _Subjects()
+    for entry in dataset.entries:
+        if isinstance(entry, LineFault):
+            verdicts.append(_fault_verdict(dataset.file, subjects.claim(None, entry.line), entry))
+            continue
+        subject = subjects.claim(entry.key, entry.line)
+        who = f"{named} {entry.key!r}" if entry.key else unnamed
+        verdicts.append(_fields_verdict(dataset.file, subject, entry, who))
+        yield entry, subject, who
+
+
 def _fault_verdict(file: DataFile, subject: str, fault: LineFault) -> Verdict:
     return Verdict(subject, fault.check, "failed", f"{file.label}: line {fault.line} {fault.message}.", file, fault.line)
 
@@ -443,16 +461,9 @@ def review_envelope_set(
     With ``decisions``, each scenario with an id also gets its ``forward`` check.
     """
     file = envelopes.file
-    subjects = _Subjects()
     first: dict[str, int] = {}
     verdicts: list[Verdict] = []
-    for entry in envelopes.entries:
-        if isinstance(entry, LineFault):
-            verdicts.append(_fault_verdict(file, subjects.claim(None, entry.line), entry))
-            continue
-        subject = subjects.claim(entry.key, entry.line)
-        who = f"scenario {entry.key!r}" if entry.key else "the record"
-        verdicts.append(_fields_verdict(file, subject, entry, who))
+    for entry, subject, who in _each_record(envelopes, "scenario", "the record", verdicts):
         for invariant in INVARIANTS:
             if entry.fields.invalid(*invariant.reads):
                 outcome: Outcome = "skipped"
@@ -479,18 +490,11 @@ def review_decision_log(decisions: DecisionLog, known: Mapping[str, Sequence[str
     labels of the sets that define it; an observation of any other id fails.
     """
     file = decisions.file
-    subjects = _Subjects()
     first: dict[str, int] = {}
     sets = sorted({label for labels in known.values() for label in labels})
     verdicts: list[Verdict] = []
-    for entry in decisions.entries:
-        if isinstance(entry, LineFault):
-            verdicts.append(_fault_verdict(file, subjects.claim(None, entry.line), entry))
-            continue
-        subject = subjects.claim(entry.key, entry.line)
+    for entry, subject, who in _each_record(decisions, "observation for scenario", "the observation", verdicts):
         where = file.at(entry.line)
-        who = f"observation for scenario {entry.key!r}" if entry.key else "the observation"
-        verdicts.append(_fields_verdict(file, subject, entry, who))
         if entry.key is not None:
             verdicts.append(_unique_verdict(
                 file, subject, entry, who, first, "a decisions file holds one observation per scenario, so remove one"
@@ -524,17 +528,10 @@ def review_decision_log(decisions: DecisionLog, known: Mapping[str, Sequence[str
 def review_golden_set(golden: GoldenSet, manifest: ManifestLoad[GoldenManifest]) -> list[Verdict]:
     """Every check of a golden set: each case's fields, id and rationale, then the dataset-level ones."""
     file = golden.file
-    subjects = _Subjects()
     first: dict[str, int] = {}
     rules: GoldenManifest = manifest.manifest or DEFAULT_GOLDEN_MANIFEST
     verdicts: list[Verdict] = []
-    for entry in golden.entries:
-        if isinstance(entry, LineFault):
-            verdicts.append(_fault_verdict(file, subjects.claim(None, entry.line), entry))
-            continue
-        subject = subjects.claim(entry.key, entry.line)
-        who = f"case {entry.key!r}" if entry.key else "the case"
-        verdicts.append(_fields_verdict(file, subject, entry, who))
+    for entry, subject, who in _each_record(golden, "case", "the case", verdicts):
         if entry.key is not None:
             verdicts.append(_unique_verdict(
                 file, subject, entry, who, first, "ids are unique in the golden set, so rename one or remove the repeat"
