@@ -76,6 +76,7 @@ def no_repeats(values: list[str]) -> list[str]:
 Text = Annotated[StrictStr, AfterValidator(_has_text)]
 TextList = Annotated[list[Text], Field(min_length=1)]
 WorkerBound = Annotated[StrictInt, Field(ge=0, le=MAX_WORKERS)]
+Count = Annotated[StrictInt, Field(ge=0)]  # a whole number >= 0 (never a boolean)
 
 
 class WorkerCountRange(BaseModel):

@@ -21,12 +21,11 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainValidator,
-    StrictInt,
     model_validator,
 )
 
 from .envelope import FIELDS as SCENARIO_FIELDS
-from .envelope import Text, no_repeats
+from .envelope import Count, Text, no_repeats
 
 __all__ = [
     "CountRange",
@@ -40,9 +39,6 @@ __all__ = [
     "describe_quota",
     "quota_admits",
 ]
-
-Count = Annotated[StrictInt, Field(ge=0)]
-
 
 class CountRange(BaseModel):
     """A count between bounds: ``{"min": n}``, ``{"max": n}`` or both."""

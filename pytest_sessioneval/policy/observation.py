@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from difflib import get_close_matches
-from typing import Annotated, Any, Final, Literal
+from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from pydantic import BaseModel, ConfigDict, Field
 
-from .envelope import NO_FALLBACK, ScenarioRecord, Text
+from .envelope import NO_FALLBACK, Count, ScenarioRecord, Text
 
 __all__ = [
     "FORWARD_FIELDS",
@@ -49,9 +49,6 @@ FORWARD_FIELDS: Final = (
     "expected_writer_count",
     "expected_fallback",
 )
-
-Count = Annotated[StrictInt, Field(ge=0)]
-
 
 class Observation(BaseModel):
     """One line of a decisions file: what one run did for one scenario."""
