@@ -258,20 +258,17 @@ def check_dataset(
             key,
         )
 
-    if quotas.per_label:
-        by_label = _grouped(records, quotas.label_field)  # type: ignore[arg-type]
-        for label, quota in quotas.per_label.items():
-            findings.append(
-                finding(f"quota:label={label}", ("quotas", "per_label", label), quota,
-                        by_label[(label,)], f"{quotas.label_field} {label!r}")
-            )
-    if quotas.per_locale:
-        by_locale = _grouped(records, quotas.locale_field)  # type: ignore[arg-type]
-        for locale, quota in quotas.per_locale.items():
-            findings.append(
-                finding(f"quota:locale={locale}", ("quotas", "per_locale", locale), quota,
-                        by_locale[(locale,)], f"{quotas.locale_field} {locale!r}")
-            )
+    for group, field_name, quota_of in (
+        ("label", quotas.label_field, quotas.per_label),
+        ("locale", quotas.locale_field, quotas.per_locale),
+    ):
+        if quota_of:
+            counts = _grouped(records, field_name)  # type: ignore[arg-type]
+            for value, quota in quota_of.items():
+                findings.append(
+                    finding(f"quota:{group}={value}", ("quotas", f"per_{group}", value), quota,
+                            counts[(value,)], f"{field_name} {value!r}")
+                )
     if quotas.per_label_locale:
         by_both = _grouped(records, quotas.label_field, quotas.locale_field)  # type: ignore[arg-type]
         for label, locales in quotas.per_label_locale.items():
