@@ -15,7 +15,6 @@ from .values import is_blank
 __all__ = ["InputProblem", "decode_object", "iter_objects"]
 
 
-
 @dataclass(frozen=True, slots=True)
 class InputProblem:
     """A line of an input file that could not be used, and why."""

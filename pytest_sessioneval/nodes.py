@@ -138,7 +138,7 @@ except ImportError:  # pytest < 9.2 keeps node ids as plain strings
 
 
 #: A keyword every item of this plugin carries: ``-k session_eval`` selects them, and the
-#: summary counts only reports that carry it (other tests' ``record_property`` stays theirs).
+#: summary and the pytest-html columns read only reports that carry it.
 ITEM_KEYWORD = "session_eval"
 
 

@@ -296,25 +296,25 @@ def _utf8_text(flag: str, value: str) -> str:
     return value
 
 
+def _model_text(name: str, value: str, required: bool) -> str:
+    """A model id as given, trimmed. Only a run that writes records needs it to be UTF-8
+    text (else a usage error naming ``name``); any other run ignores one that is not."""
+    if required:
+        value = _utf8_text(name, value)
+    elif not _is_utf8(value):
+        return ""
+    return value.strip(JS_WHITESPACE)
+
+
 def _record_model(config: pytest.Config, required: bool) -> dict[str, str]:
     """The record's model: ANTHROPIC_MODEL (source env) wins over the options."""
     source = _option(config, "--session-eval-model-source") or "self-report"
     if source not in MODEL_SOURCES:
         raise usage_error("--session-eval-model-source", f"{source!r} is not one of {', '.join(MODEL_SOURCES)}")
-    from_env = os.environ.get("ANTHROPIC_MODEL", "")
-    if required:  # only a run that writes records needs the variable to be text
-        from_env = _utf8_text("ANTHROPIC_MODEL", from_env)
-    elif not _is_utf8(from_env):
-        from_env = ""
-    from_env = from_env.strip(JS_WHITESPACE)
+    from_env = _model_text("ANTHROPIC_MODEL", os.environ.get("ANTHROPIC_MODEL", ""), required)
     if from_env:
         return {"id": from_env, "source": "env"}
-    model_id = _option(config, "--session-eval-model-id") or ""
-    if required:
-        model_id = _utf8_text("--session-eval-model-id", model_id)
-    elif not _is_utf8(model_id):
-        model_id = ""
-    model_id = model_id.strip(JS_WHITESPACE)
+    model_id = _model_text("--session-eval-model-id", _option(config, "--session-eval-model-id") or "", required)
     if not model_id and not required:
         return {"id": "unknown", "source": source}
     if not model_id:
