@@ -129,7 +129,7 @@ def get_option(config: pytest.Config, option: Option) -> Any:
         if isinstance(value, str):  # a TOML string where a list belongs
             value = value.split()
         return list(value or [])
-    if option.kind not in ("bool",) and value is not None and not isinstance(value, str):
+    if option.kind != "bool" and value is not None and not isinstance(value, str):
         where = f" in {config.inipath}" if config.inipath else ""
         raise pytest.UsageError(f"ini key {option.ini}{where}: expected a string, got {value!r}")
     if option.kind == "bool":

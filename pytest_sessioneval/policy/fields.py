@@ -18,6 +18,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
+from ..options import wire_safe
+
 __all__ = ["FieldCheck", "FieldProblem", "check_fields", "field_rules", "reason_of", "show_value", "show_path"]
 
 _FOUND_WIDTH = 60
@@ -67,8 +69,7 @@ def show_value(value: Any) -> str:
         text = repr(value)
     except RecursionError:
         text = "(a value nested too deeply to show)"
-    # A lone surrogate escape shows as its escape text; nothing else needs it.
-    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    text = wire_safe(text)  # a lone surrogate escape shows as its escape text
     return text if len(text) <= _FOUND_WIDTH else text[: _FOUND_WIDTH - 3] + "..."
 
 
