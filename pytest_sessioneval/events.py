@@ -246,8 +246,13 @@ class EventIndex:
         return counts[hi] - counts[lo]
 
     def host_class(self, started_at: object) -> str | None:
-        """``host_class`` of the session.started event stamped exactly ``started_at``."""
-        return self._host_class.get(started_at) if type(started_at) is str else None
+        """``host_class`` of the session.started event stamped exactly ``started_at``.
+
+        A blank ``started_at`` (JavaScript's trim) names no event, as in the reference.
+        """
+        if type(started_at) is not str or is_blank(started_at):
+            return None
+        return self._host_class.get(started_at)
 
 
 def _scan_every_line(path: Path, problems: list[InputProblem], collector: _Collector) -> bool:

@@ -346,6 +346,16 @@ def test_host_class_is_blank_exactly_when_javascript_trims_it_to_nothing(tmp_pat
         assert scored.host_class == (host if kept else None)
 
 
+@pytest.mark.parametrize("stamp", ["", " ", "\u3000"])
+def test_a_blank_started_at_takes_no_host_class_even_from_an_event_stamped_alike(tmp_path: Path, stamp: str) -> None:
+    started = {"event": "orchestrator.session.started", "timestamp": stamp, "host_class": "ci"}
+    for every in (True, False):
+        write_jsonl(tmp_path / "sessions.jsonl", [session("s", stamp)])
+        write_jsonl(tmp_path / "events.jsonl", [started])
+        (scored,) = score_sessions(tmp_path, check_every_event_line=every)
+        assert scored.host_class is None
+
+
 def test_a_blank_session_id_is_not_usable_but_its_window_still_makes_a_peer(tmp_path: Path) -> None:
     overlapping = ("2026-07-20T09:10:00Z", "2026-07-20T09:20:00Z")
     write_jsonl(
