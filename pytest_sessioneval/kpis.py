@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from .sessions import Window
+from .values import as_double
 
 __all__ = ["KPI_NAMES", "extract_kpis", "duration_source"]
 
@@ -22,11 +23,19 @@ _INFINITY: Final = float("inf")
 
 
 def _non_negative(value: object) -> int | float | None:
-    """``value`` when it is a number (``is_number``) and ``>= 0``, else ``None``."""
+    """``value`` when it is a number (``is_number``) and ``>= 0``, else ``None``.
+
+    An integer beyond 2**53 is the nearest double, as in JavaScript (``as_double``).
+    """
     kind = type(value)
     if kind is int:
-        return value if value >= 0 else None  # type: ignore[operator,return-value]
-    if kind is float:
+        if value < 0:  # type: ignore[operator]
+            return None
+        value = as_double(value)  # type: ignore[arg-type]
+        if type(value) is int:
+            return value
+        kind = float
+    if kind is float:  # the value may be an integer beyond 2**53 made a double
         # Finite and non-negative in one comparison: NaN and infinity fail it.
         return value if 0 <= value < _INFINITY else None  # type: ignore[operator,return-value]
     return None

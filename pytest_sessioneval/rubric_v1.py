@@ -24,7 +24,7 @@ from .rubric import (
     Status,
     Verdict,
 )
-from .values import is_number, show
+from .values import as_double, is_number, show
 
 __all__ = ["GUARD_EMISSION_DISCLOSURE", "PASS_THRESHOLD", "RUBRIC_V1"]
 
@@ -137,7 +137,7 @@ def plan_fidelity(context: SessionContext) -> Verdict:
             f"carryover={'n/a' if carryover is None else show(carryover)}.",
             notes,
         ),
-        score=rate,
+        score=as_double(rate),
     )
 
 

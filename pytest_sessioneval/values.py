@@ -7,7 +7,7 @@ from typing import Any, Final
 
 import orjson
 
-__all__ = ["JS_WHITESPACE", "is_blank", "is_number", "is_truthy", "number_or_none", "show"]
+__all__ = ["JS_WHITESPACE", "as_double", "is_blank", "is_number", "is_truthy", "number_or_none", "show"]
 
 
 # What JavaScript's String.prototype.trim removes: its WhiteSpace and LineTerminator
@@ -27,6 +27,24 @@ def is_number(value: object) -> bool:
     """A JSON number that is not a boolean and is finite (``"3"``, ``True``, ``None`` are not)."""
     kind = type(value)
     return kind is int or (kind is float and math.isfinite(value))  # type: ignore[arg-type]
+
+
+_SAFE_INTEGER: Final = 1 << 53  # JavaScript's Number.MAX_SAFE_INTEGER + 1
+
+
+def as_double(value: int | float) -> int | float:
+    """A number as JavaScript holds it: an integer beyond 2**53 in size becomes the nearest double.
+
+    Within that range every integer is a double exactly, so it stays an ``int``.
+    Values reported from the data (KPIs, scores) go through here, so that they
+    equal the reference's.
+    """
+    if type(value) is int and not -_SAFE_INTEGER <= value <= _SAFE_INTEGER:
+        try:
+            return float(value)
+        except OverflowError:  # only from code, never from a decoded line (see jsonl._parse_int)
+            return math.inf if value > 0 else -math.inf
+    return value
 
 
 def number_or_none(value: object) -> int | float | None:

@@ -388,7 +388,28 @@ def test_integers_are_read_as_javascript_reads_them(tmp_path: Path) -> None:
     (scored,) = result.scored
     assert scored.kpis["total_waves"] is None and scored.kpis["total_agents"] is None
     assert scored.kpis["token_input"] == 2.0**64 and type(scored.kpis["token_input"]) is float
-    assert scored.kpis["token_output"] == 18446744073709551615
+    assert scored.kpis["token_output"] == 2.0**64 and type(scored.kpis["token_output"]) is float  # as JavaScript holds it
     plan = scored.dimension("plan-fidelity")
     assert plan.status == "cannot-determine" and "completion_rate=Infinity is not a number" in plan.evidence
     assert [(p.line, p.message) for p in result.problems] == [(2, "nested too deeply to read (about a thousand levels or more); line skipped")]
+
+
+@pytest.mark.parametrize(
+    ("written", "held"),
+    [
+        (9007199254740992, 9007199254740992),  # 2**53: a double exactly, stays an int
+        (9007199254740993, 9007199254740992.0),  # JSON.parse rounds to the nearest double
+        (18446744073709551615, 18446744073709551616.0),
+    ],
+)
+def test_integers_beyond_2_to_the_53_are_reported_as_the_reference_holds_them(tmp_path: Path, written: int, held: float) -> None:
+    record = session("s", total_token_input=written, duration_seconds=written, effectiveness={"completion_rate": written, "carryover": written})
+    write_jsonl(tmp_path / "sessions.jsonl", [record])
+    (scored,) = score_sessions(tmp_path)
+    for name in ("token_input", "duration_seconds", "carryover"):
+        value = scored.kpis[name]
+        assert value == held and type(value) is type(held), name
+    score = scored.dimension("plan-fidelity").score
+    assert score == held and type(score) is type(held)
+    # The evidence quotes the data as written.
+    assert f"completion_rate={written}" in scored.dimension("plan-fidelity").evidence
