@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from json.decoder import scanstring  # type: ignore[attr-defined]  # the C string reader
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
@@ -50,29 +52,125 @@ def _parse_int(text: str) -> int | float:
     return float(text)
 
 
+_SPACE: Final = re.compile(r"[ \t\n\r]*")
+_NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+_LITERALS: Final = (("true", True), ("false", False), ("null", None))
+
+
+def _decode_deep(text: str) -> Any:
+    """Decode JSON nested to any depth, with an explicit stack instead of recursion.
+
+    Both fast decoders stop at about a thousand levels; JavaScript's does not. The
+    rules are the standard library decoder's (strings by its own ``scanstring``,
+    integers by ``_parse_int``, a repeated key's last value wins, no ``NaN``).
+    Only lines those decoders gave up on for their depth come here.
+    """
+
+    space = _SPACE.match
+
+    def skip(at: int) -> int:
+        """Where the text after any JSON whitespace at ``at`` starts."""
+        return space(text, at).end()  # type: ignore[union-attr]  # the pattern matches everywhere
+
+    def fail(message: str, at: int) -> json.JSONDecodeError:
+        return json.JSONDecodeError(message, text, at)
+
+    def key_at(at: int) -> tuple[str, int]:
+        """The object key starting at ``at`` (after spaces) and where its value starts."""
+        at = skip(at)
+        if text[at : at + 1] != '"':
+            raise fail("Expecting property name enclosed in double quotes", at)
+        key, at = scanstring(text, at + 1, True)
+        at = skip(at)
+        if text[at : at + 1] != ":":
+            raise fail("Expecting ':' delimiter", at)
+        return key, at + 1
+
+    # Each open container with the key its next value goes under (None in an array).
+    stack: list[tuple[dict[str, Any] | list[Any], str | None]] = []
+    at = 0
+    while True:
+        at = skip(at)
+        char = text[at : at + 1]
+        value: Any
+        if char == "{":
+            after = skip(at + 1)
+            if text[after : after + 1] != "}":
+                first, at = key_at(at + 1)
+                stack.append(({}, first))
+                continue
+            value, at = {}, after + 1
+        elif char == "[":
+            after = skip(at + 1)
+            if text[after : after + 1] != "]":
+                stack.append(([], None))
+                at += 1
+                continue
+            value, at = [], after + 1
+        elif char == '"':
+            value, at = scanstring(text, at + 1, True)
+        elif (number := _NUMBER.match(text, at)) is not None:
+            fraction, exponent = number.groups()
+            value = float(number.group()) if fraction or exponent else _parse_int(number.group())
+            at = number.end()
+        else:
+            for word, value in _LITERALS:
+                if text.startswith(word, at):
+                    at += len(word)
+                    break
+            else:
+                raise fail("Expecting value", at)
+        # Put the value in its container; close every container that ends here.
+        while True:
+            if not stack:
+                at = skip(at)
+                if at != len(text):
+                    raise fail("Extra data", at)
+                return value
+            container, key = stack[-1]
+            if key is None:
+                container.append(value)  # type: ignore[union-attr]
+            else:
+                container[key] = value  # type: ignore[call-overload]
+            at = skip(at)
+            char = text[at : at + 1]
+            if char == ",":
+                if key is not None:
+                    stack[-1] = (container, (next_key := key_at(at + 1))[0])
+                    at = next_key[1]
+                else:
+                    at += 1
+                break
+            if char != ("]" if key is None else "}"):
+                raise fail("Expecting ',' delimiter", at)
+            stack.pop()
+            value, at = container, at + 1
+
+
 def decode_object(raw: bytes) -> dict[str, Any] | str:
     """Decode one line: the object, or a message saying why it is not one.
 
     orjson refuses a few lines that are valid JSON (numbers beyond the double
-    range such as ``1e400``, lone surrogate escapes) and lines with invalid
-    UTF-8, which the reference reads with replacement characters. Those fall
-    back to the standard library's decoder, so every line JSON allows is read.
+    range such as ``1e400``, lone surrogate escapes, nesting beyond 1,024 levels)
+    and lines with invalid UTF-8, which the reference reads with replacement
+    characters. Those fall back to the standard library's decoder (and past its
+    depth limit to ``_decode_deep``), so every line JSON allows is read.
     """
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError:
         text = raw.rstrip(b"\r\n")  # so that the message speaks of the line, not its newline
+        decoded = text.decode("utf-8", errors="replace")
         try:
-            value = json.loads(
-                text.decode("utf-8", errors="replace"), parse_constant=_reject_constant, parse_int=_parse_int
-            )
+            try:
+                value = json.loads(decoded, parse_constant=_reject_constant, parse_int=_parse_int)
+            except RecursionError:
+                value = _decode_deep(decoded)
         except json.JSONDecodeError as exc:  # its own "line 1" would contradict the file's line
             at = "" if exc.msg.endswith(" at") else " at"
             return f"not valid JSON ({exc.msg}{at} column {exc.colno}); line skipped"
         except ValueError as exc:
             return f"not valid JSON ({exc}); line skipped"
-        except RecursionError:
-            return "nested too deeply to read (about a thousand levels or more); line skipped"
     if type(value) is not dict:
         kind = "null" if value is None else _KIND.get(type(value), type(value).__name__)
         return f"not a JSON object (found {kind}); line skipped"

@@ -77,5 +77,9 @@ def show(value: Any) -> str:
         return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
     try:
         return orjson.dumps(value).decode()
-    except TypeError:
+    except TypeError:  # a lone surrogate, nesting beyond orjson's 255 levels, a foreign type
+        pass
+    try:
         return repr(value)
+    except RecursionError:
+        return f"(an {'array' if kind is list else 'object'} nested too deeply to show)"

@@ -382,7 +382,6 @@ def test_integers_are_read_as_javascript_reads_them(tmp_path: Path) -> None:
         f'{{"session_id":"a","status":"completed","total_waves":{huge},"total_agents":{endless},'
         f'"total_token_input":18446744073709551616,"total_token_output":18446744073709551615,'
         f'"effectiveness":{{"completion_rate":{huge},"planned_issues":3}}}}',
-        '{"session_id":"deep","status":"completed","x":' + "[" * 1500 + "]" * 1500 + "}",
     ])
     result = evaluate(tmp_path / "sessions.jsonl", None)
     (scored,) = result.scored
@@ -391,7 +390,7 @@ def test_integers_are_read_as_javascript_reads_them(tmp_path: Path) -> None:
     assert scored.kpis["token_output"] == 2.0**64 and type(scored.kpis["token_output"]) is float  # as JavaScript holds it
     plan = scored.dimension("plan-fidelity")
     assert plan.status == "cannot-determine" and "completion_rate=Infinity is not a number" in plan.evidence
-    assert [(p.line, p.message) for p in result.problems] == [(2, "nested too deeply to read (about a thousand levels or more); line skipped")]
+    assert not result.problems
 
 
 @pytest.mark.parametrize(
