@@ -266,16 +266,38 @@ def remember_default_args(config: pytest.Config) -> None:
 
 
 def add_collection_args(config: pytest.Config, files: Sequence[Path]) -> None:
-    """Collect only the plugins' data files when no test path was given, else both.
+    """Have the plugins' data files collected (see ``_CollectionArgs`` for which, when)."""
+    config.stash.setdefault(_DATA_FILES, []).extend(files)
+    if not config.pluginmanager.has_plugin(_COLLECTION_ARGS):
+        config.pluginmanager.register(_CollectionArgs(), _COLLECTION_ARGS)
 
-    Another plugin may already have replaced the default paths with its own
-    data; then those stay and these files are added. A path already present is
-    not added twice, so this is safe to repeat (xdist workers configure again).
+
+_DATA_FILES = pytest.StashKey[list[Path]]()
+_COLLECTION_ARGS = "sessioneval-collection-args"
+
+
+class _CollectionArgs:
+    """Sets the paths to collect once every plugin of this package has named its data files.
+
+    - No test path given: only the data files are collected (not the whole rootdir).
+    - Test paths given, none of them a data file (``pytest tests/ --session-eval m``): both.
+    - A data file or a node id in one given (``pytest ... "m/sessions.jsonl::s[gate-health]"``):
+      exactly what was given, as for any test file; no other data file is added.
+
+    Another plugin may already have replaced the default paths with its own data;
+    those stay. A path is never added twice.
     """
-    if not config.option.file_or_dir and config.args == config.stash.get(_DEFAULT_ARGS, None):
-        config.args[:] = []
-    present = {os.path.abspath(arg.split("::")[0]) for arg in config.args}
-    for path in files:
-        if str(path) not in present:
-            config.args.append(str(path))
-            present.add(str(path))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection(self, session: pytest.Session) -> None:
+        config = session.config
+        files = [str(path) for path in config.stash.get(_DATA_FILES, [])]
+        if not config.option.file_or_dir and config.args == config.stash.get(_DEFAULT_ARGS, None):
+            config.args[:] = []
+        present = {os.path.abspath(arg.split("::")[0]) for arg in config.args}
+        if config.option.file_or_dir and not present.isdisjoint(files):
+            return  # the data files to run were named
+        for path in files:
+            if path not in present:
+                config.args.append(path)
+                present.add(path)

@@ -105,6 +105,20 @@ def test_printed_node_ids_select_exactly_their_item(pytester: pytest.Pytester, w
         assert [line for line in chosen.stdout.lines if "sessions.jsonl::" in line] == [node_id]
 
 
+def test_a_node_id_in_one_input_runs_no_other_input(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+    first = write_metrics([session("a")], [], directory="first")
+    second = write_metrics([session("b")], [], directory="second")
+    pytester.makepyfile(test_mine="def test_mine(): pass\n")
+    inputs = ("--session-eval", str(first), "--session-eval", str(second))
+    node_id = "first/sessions.jsonl::a[plan-fidelity]"
+    chosen = pytester.runpytest(*inputs, node_id, "--co", "-q")
+    assert [line for line in chosen.stdout.lines if "::" in line] == [node_id]
+    # A test path that is no input: it and every input are collected.
+    both = pytester.runpytest(*inputs, "test_mine.py", "--co", "-q")
+    assert sum("sessions.jsonl::" in line for line in both.stdout.lines) == 10
+    assert "test_mine.py::test_mine" in both.stdout.lines
+
+
 def test_k_selection_and_last_failed(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
     metrics = one_of_each(write_metrics)
     only = pytester.runpytest("--session-eval", str(metrics), "-k", "plan-fidelity", "--co", "-q")

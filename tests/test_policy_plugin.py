@@ -271,6 +271,26 @@ def test_a_node_id_selects_exactly_its_item(pytester: pytest.Pytester) -> None:
     assert outcomes == {"prompts.jsonl::explain-snippet[writer-role]": "PASSED"}
 
 
+@pytest.mark.parametrize(
+    "nodeid",
+    [
+        "policy/prompts.jsonl::hotfix-two-explorers[writer-role]",
+        "policy/decisions.jsonl::bulk-doc-update[worker-contract]",
+        "policy/golden.json::dataset[min-records]",
+    ],
+)
+def test_a_node_id_of_any_data_file_selects_only_its_item(pytester: pytest.Pytester, nodeid: str) -> None:
+    """No other data file of the run (golden set, decisions, envelope set) is added to a selection."""
+    shutil.copytree(EXAMPLES, pytester.path / "policy")
+    args = ("--policy-eval", "policy/prompts.jsonl", "--policy-decisions", "policy/decisions.jsonl")
+    assert nodeid in run(pytester, *args)[1]
+    result, outcomes = run(pytester, *args, nodeid)
+    assert list(outcomes) == [nodeid]
+    shutil.copytree(EXAMPLES.parent / "metrics", pytester.path / "metrics")
+    result, outcomes = run(pytester, *args, "--session-eval", "metrics", nodeid)
+    assert list(outcomes) == [nodeid]  # nor a data file of the other plugin
+
+
 def test_escaped_ids_round_trip_as_node_ids(pytester: pytest.Pytester) -> None:
     write(pytester, "prompts.jsonl", jsonl(scenario(id="a::b[c]")))
     result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
