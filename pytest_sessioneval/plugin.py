@@ -528,9 +528,9 @@ class SessionEvalRun:
         for path, evaluation in self.evaluations.items():
             source = bestrelpath(config.rootpath, path)
             for entry in evaluation.entries:
-                if isinstance(entry, SessionEvaluation) and wire_safe(entry.session_id) in self.tally.sessions:
+                if isinstance(entry, SessionEvaluation) and self.tally.ran(source, entry.session_id):
                     sessions.append(SessionRow.from_evaluation(entry, source))
-                elif isinstance(entry, SkippedSession) and wire_safe(entry.session_id) in self.tally.not_scored:
+                elif isinstance(entry, SkippedSession) and self.tally.skipped(source, entry.session_id):
                     not_scored.append((entry.session_id, entry.reason))
         report = ReportData(
             title="Session evaluation",
@@ -555,9 +555,10 @@ class SessionEvalRun:
         assert self.journal_path is not None
         records = []
         unwritable = []
-        for evaluation in self.evaluations.values():
+        for path, evaluation in self.evaluations.items():
+            source = bestrelpath(session.config.rootpath, path)
             for entry in evaluation.scored:
-                if wire_safe(entry.session_id) not in self.tally.sessions:
+                if not self.tally.ran(source, entry.session_id):
                     continue
                 try:
                     records.append(self._record(entry))

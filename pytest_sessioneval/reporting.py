@@ -26,8 +26,10 @@ class Tally:
 
     counts: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     judge_counts: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
-    sessions: set[str] = field(default_factory=set)  # ids as they travel (see options.wire_safe)
-    not_scored: set[str] = field(default_factory=set)
+    # (data file as located, session id as it travels: see options.wire_safe); two files
+    # may hold the same session id, and only the items that ran count.
+    sessions: set[tuple[str, str]] = field(default_factory=set)
+    not_scored: set[tuple[str, str]] = field(default_factory=set)
     unidentified: int = 0
     verification: Counter[str] = field(default_factory=Counter)
     # The data files whose items are counted, as pytest locates them (relative to the
@@ -49,11 +51,19 @@ class Tally:
                 self.judge_counts[props["dimension"]][props["status"]] += 1
                 return
             self.counts[props["dimension"]][props["status"]] += 1
-            self.sessions.add(wire_safe(props["session_id"]))
+            self.sessions.add((report.location[0], wire_safe(props["session_id"])))
         elif props.get("eligible") is False:
-            self.not_scored.add(wire_safe(props["session_id"]))
+            self.not_scored.add((report.location[0], wire_safe(props["session_id"])))
         elif "reason" in props and props.get("session_id") is None:
             self.unidentified += 1
+
+    def ran(self, file: str, session_id: str) -> bool:
+        """Whether items of this scored session of ``file`` (located as pytest does) ran."""
+        return (file, wire_safe(session_id)) in self.sessions
+
+    def skipped(self, file: str, session_id: str) -> bool:
+        """Whether the item of this not-scored session of ``file`` ran."""
+        return (file, wire_safe(session_id)) in self.not_scored
 
     def verification_line(self) -> str | None:
         if not self.verification:

@@ -502,3 +502,23 @@ def test_an_odd_model_variable_matters_only_to_a_run_that_writes_records(
     result = journal_run(pytester, metrics)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: ANTHROPIC_MODEL: 'm\\udcff' is not valid UTF-8 text"])
+
+
+@pytest.mark.parametrize("select", [("-k", "not second"), ("first/sessions.jsonl::same",), ("--deselect", "second/sessions.jsonl::same")])
+def test_only_the_file_whose_items_ran_is_journaled_when_two_files_share_a_session_id(
+    pytester: pytest.Pytester, project_metrics: MetricsWriter, select: tuple[str, ...]
+) -> None:
+    first = project_metrics([session("same", effectiveness={"completion_rate": 0.9})], [], directory="first")
+    second = project_metrics([session("same", effectiveness={"completion_rate": 0.1})], [], directory="second")
+    result = pytester.runpytest(
+        "--session-eval", str(first), "--session-eval", str(second), *select,
+        "--session-eval-journal", "eval.jsonl", "--session-eval-timestamp", STAMP, "--session-eval-model-id", "m",
+        "--session-eval-html", "report.html",
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.stdout.fnmatch_lines(["rubric-v1: 1 session(s) scored", "journal eval.jsonl: 1 record(s) appended, 0 already present"])
+    (record,) = journal_lines(pytester)
+    plan = next(d for d in record["dimensions"] if d["id"] == "plan-fidelity")
+    assert plan["status"] == "pass"  # the first file's session, not the second's
+    page = (pytester.path / "report.html").read_text()
+    assert "first/sessions.jsonl" in page and "second/sessions.jsonl" not in page
