@@ -389,6 +389,7 @@ class SessionEvalRun:
         self.html_path: Path | None = None
         self.check_every_event_line = True
         self.tally = Tally()
+        self.dry_run = False  # --setup-only or --setup-plan: fixtures are set up, no item runs
 
     def collected_paths(self) -> list[Path]:
         """The files that become pytest collectors (re-verification collects only its journal)."""
@@ -400,6 +401,8 @@ class SessionEvalRun:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Read and score every input once, before collection; input errors are usage errors."""
         index_teardown_reports(session.config.pluginmanager.getplugin("terminalreporter"))
+        option = session.config.option
+        self.dry_run = bool(getattr(option, "setuponly", False) or getattr(option, "setupplan", False))
         self.tally.files = frozenset(bestrelpath(session.config.rootpath, path) for path in self.collected_paths())
         try:
             for path in self.report_journals:
@@ -512,11 +515,15 @@ class SessionEvalRun:
         return None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.tally.add(report)
+        if not self.dry_run:
+            self.tally.add(report)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        """Write the journal and the HTML report: once, by the controller (``--co`` writes nothing)."""
-        if is_worker(session.config) or session.config.option.collectonly:
+        """Write the journal and the HTML report: once, by the controller.
+
+        A run that runs no item (``--co``, ``--setup-only``, ``--setup-plan``) writes nothing.
+        """
+        if is_worker(session.config) or self.dry_run or session.config.option.collectonly:
             return
         if self.html_path is not None:
             self._write_html(session.config)
@@ -599,7 +606,7 @@ class SessionEvalRun:
         )
 
     def pytest_terminal_summary(self, terminalreporter: Any, config: pytest.Config) -> None:
-        if is_worker(config):
+        if is_worker(config) or self.dry_run:
             return
         terminalreporter.write_sep("=", "session evaluation")
         for line in self.tally.lines(self.rubric.dimension_ids, self.rubric.version, self.rubric.judge_ids):

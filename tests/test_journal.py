@@ -453,10 +453,13 @@ def test_an_output_never_overwrites_an_input(pytester: pytest.Pytester, project_
     assert ((metrics / "sessions.jsonl").read_bytes(), (metrics / "events.jsonl").read_bytes()) == before
 
 
-def test_collect_only_writes_neither_journal_nor_page(pytester: pytest.Pytester, metrics: Path) -> None:
-    result = journal_run(pytester, metrics, "--co", "--session-eval-html", "report.html")
+@pytest.mark.parametrize("dry_run", ["--co", "--setup-plan", "--setup-only"])
+def test_a_run_that_runs_no_item_writes_neither_journal_nor_page(pytester: pytest.Pytester, metrics: Path, dry_run: str) -> None:
+    result = journal_run(pytester, metrics, dry_run, "--session-eval-html", "report.html")
     assert result.ret == pytest.ExitCode.OK
     assert not (pytester.path / "eval.jsonl").exists() and not (pytester.path / "report.html").exists()
+    if dry_run != "--co":
+        assert "session(s) scored" not in result.stdout.str()  # no item ran: no tally to show
 
 
 @pytest.mark.parametrize(
