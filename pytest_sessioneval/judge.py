@@ -100,7 +100,7 @@ def judge_session(
         except _TimedOut:
             failures.append(f"judge plugin {plugin!r} timed out after {timeout:g} s")
             continue
-        except Exception as exc:  # an infrastructure failure, not a verdict on the session
+        except (Exception, SystemExit) as exc:  # an infrastructure failure, not a verdict on the session
             failures.append(f"judge plugin {plugin!r} raised {type(exc).__name__}: {exc}")
             continue
         for verdict in _check(plugin, answer, rubric):

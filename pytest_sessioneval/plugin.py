@@ -574,12 +574,12 @@ class SessionEvalRun:
                     unwritable.append(f"NOT WRITTEN {where}: the record of session {entry.session_id!r} is invalid: {exc}")
         if unwritable:
             self.journal_messages.extend(unwritable)
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+            _fail(session)
         try:
             outcome = append_records(self.journal_path, records)
         except JournalError as exc:
             self.journal_messages.append(f"ERROR: {exc}")
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+            _fail(session)
             return
         self.journal_messages.append(
             f"journal {bestrelpath(session.config.invocation_params.dir, self.journal_path)}: "
@@ -587,7 +587,7 @@ class SessionEvalRun:
         )
         if outcome.refused:
             self.journal_messages.extend(f"REFUSED {reason}" for reason in outcome.refused)
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+            _fail(session)
 
     def _record(self, entry: SessionEvaluation) -> dict[str, Any]:
         platform = entry.record.get("platform")
@@ -613,6 +613,13 @@ class SessionEvalRun:
             terminalreporter.write_line(line)
         for message in self.journal_messages:
             terminalreporter.write_line(message, red=message.startswith(("ERROR", "REFUSED")))
+
+
+def _fail(session: pytest.Session) -> None:
+    """Make the run fail (exit 1) for an output not written, unless it already ends worse
+    (interrupted, internal or usage error): a refused record never hides those."""
+    if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.hookimpl(optionalhook=True)

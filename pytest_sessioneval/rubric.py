@@ -158,7 +158,7 @@ class Rubric:
         for dimension in self.dimensions:
             try:
                 verdict = dimension.scorer(context)
-            except Exception as exc:  # a broken scorer is the rubric's fault, reported as such
+            except (Exception, SystemExit) as exc:  # a broken scorer is the rubric's fault, reported as such
                 raise RubricError(
                     f"rubric {self.version!r}: scorer of {dimension.id!r} raised {type(exc).__name__}: {exc}"
                 ) from exc

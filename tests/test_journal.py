@@ -245,6 +245,22 @@ def test_a_different_record_under_an_existing_run_id_is_refused(pytester: pytest
     assert (pytester.path / "eval.jsonl").read_bytes() == before
 
 
+def test_a_refused_record_never_hides_an_interrupted_run(pytester: pytest.Pytester, metrics: Path) -> None:
+    journal_run(pytester, metrics)
+    (metrics / "sessions.jsonl").write_text((metrics / "sessions.jsonl").read_text().replace("0.9", "0.95"))
+    pytester.makeconftest(
+        "def pytest_runtest_call(item):\n"
+        "    if item.name == 'b[plan-fidelity]':\n"
+        "        raise KeyboardInterrupt\n"
+    )
+    result = pytester.runpytest_subprocess(  # an interrupt in-process would stop this run too
+        "--session-eval", str(metrics), "--session-eval-journal", "eval.jsonl",
+        "--session-eval-timestamp", STAMP, "--session-eval-model-id", "claude-opus-4",
+    )
+    result.stdout.fnmatch_lines(["*REFUSED a-eval-20260801T000000000Z*"])
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+
+
 def test_pre_registration_guard_refuses_an_edited_rubric(pytester: pytest.Pytester, metrics: Path) -> None:
     edited = reference_record(provenance={"rubric_sha256": "0" * 64, "engine_commit": None})
     (pytester.path / "eval.jsonl").write_text(json.dumps(edited) + "\n")

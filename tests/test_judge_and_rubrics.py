@@ -117,6 +117,15 @@ def test_judge_contract_violations_name_the_plugin(pytester: pytest.Pytester, me
     result.stderr.fnmatch_lines_random(["*--session-eval-judge: judge plugin '*conftest.py'*", message])
 
 
+@pytest.mark.parametrize("timeout", [(), ("--session-eval-judge-timeout", "5")])
+def test_a_judge_that_exits_is_an_infrastructure_failure_too(pytester: pytest.Pytester, metrics: Path, timeout: tuple[str, ...]) -> None:
+    pytester.makeconftest("import sys\ndef pytest_sessioneval_judge(record):\n    sys.exit(3)\n")
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", *timeout, "-rx")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["*Judge infrastructure failure: judge plugin*raised SystemExit: 3*"])
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+
+
 def test_a_judge_that_raises_or_times_out_is_an_infrastructure_failure(pytester: pytest.Pytester, metrics: Path) -> None:
     pytester.makeconftest(
         "import time\n"
@@ -214,6 +223,8 @@ def pytest_sessioneval_rubrics():
         ('"not a rubric"', "*registered 'not a rubric', not a Rubric*"),
         ('Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", c.record["nope"])),))',
          "*metrics/sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' raised KeyError: 'nope'*"),
+        ('Rubric("mine", TEXT, (Dimension("x", lambda c: exec("raise SystemExit(3)")),))',
+         "*metrics/sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' raised SystemExit: 3*"),
     ],
 )
 def test_broken_rubrics_are_usage_errors(pytester: pytest.Pytester, metrics: Path, rubric: str, message: str) -> None:
