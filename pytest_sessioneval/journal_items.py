@@ -30,7 +30,7 @@ class StoredJournal:
     records: list[tuple[int, dict[str, Any]]]
     problems: list[InputProblem] = field(default_factory=list)
     verify: bool = False
-    fresh: dict[str, SessionEvaluation] = field(default_factory=dict)
+    fresh: dict[tuple[str, str], SessionEvaluation] = field(default_factory=dict)  # (rubric version, session id)
     rubrics: dict[str, Rubric] = field(default_factory=dict)
 
 
@@ -62,7 +62,7 @@ class JournalFile(pytest.File):
 
     def _verification_items(self, line: int, record: dict[str, Any], base: str) -> Iterator[_RecordItem]:
         rubric = self.journal.rubrics.get(record["rubric_version"])
-        fresh = self.journal.fresh.get(record["session_id"])
+        fresh = self.journal.fresh.get((record["rubric_version"], record["session_id"]))
         problem = None
         if rubric is None:
             problem = (

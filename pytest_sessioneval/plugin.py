@@ -474,20 +474,25 @@ class SessionEvalRun:
     def _prepare_verification(self, path: Path) -> None:
         journal = StoredJournal(path, [], verify=True, rubrics=self.rubrics)
         journal.records = read_journal(path, journal.problems)
-        wanted = frozenset(
-            record["session_id"] for _, record in journal.records if isinstance(record.get("session_id"), str)
-        )
+        # Each record is re-scored with the rubric it names (any registered one), whatever
+        # --session-eval-rubric says: a journal may hold several rubric versions.
+        wanted: dict[str, set[str]] = {}
+        for _, record in journal.records:
+            version, session_id = record.get("rubric_version"), record.get("session_id")
+            if version in self.rubrics and isinstance(session_id, str):
+                wanted.setdefault(version, set()).add(session_id)
         for sessions, events in self.sources.items():
-            evaluation = evaluate(
-                sessions,
-                events,
-                Selection(session_ids=wanted, explicit=True),
-                self.rubric,
-                check_every_event_line=self.check_every_event_line,
-            )
-            self.evaluations[sessions] = evaluation
-            for entry in evaluation.scored:
-                journal.fresh.setdefault(entry.session_id, entry)
+            for version, session_ids in wanted.items() or [(self.rubric.version, set())]:
+                evaluation = evaluate(
+                    sessions,
+                    events,
+                    Selection(session_ids=frozenset(session_ids), explicit=True),
+                    self.rubrics[version],
+                    check_every_event_line=self.check_every_event_line,
+                )
+                self.evaluations.setdefault(sessions, evaluation)  # its input problems are warned once
+                for entry in evaluation.scored:
+                    journal.fresh.setdefault((version, entry.session_id), entry)
         self.journals[path] = journal
 
     def _warn_input_problems(self, config: pytest.Config) -> None:

@@ -180,6 +180,21 @@ def test_the_token_budget_rubric_example(pytester: pytest.Pytester, metrics: Pat
     result.stdout.fnmatch_lines(["token-budget-v1: 2 session(s) scored"])
 
 
+def test_a_journal_of_two_rubric_versions_verifies_each_record_with_its_own(pytester: pytest.Pytester, metrics: Path) -> None:
+    load_token_budget(pytester)
+    base = ("-p", "token_budget", "--session-eval", str(metrics), "--session-eval-journal", "eval.jsonl",
+            "--session-eval-model-id", "m")
+    pytester.runpytest(*base, "--session-eval-timestamp", "2026-08-01T00:00:00Z")
+    pytester.runpytest(*base, "--session-eval-timestamp", "2026-08-02T00:00:00Z", "--session-eval-rubric", "token-budget-v1")
+    records = [json.loads(line) for line in (pytester.path / "eval.jsonl").read_text().splitlines()]
+    assert sorted({r["rubric_version"] for r in records}) == ["rubric-v1", "token-budget-v1"]
+    stored = sum(len(r["dimensions"]) for r in records)
+    for chosen in ((), ("--session-eval-rubric", "token-budget-v1")):  # whichever the run names
+        verify = pytester.runpytest("-p", "token_budget", "--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", *chosen)
+        assert verify.ret == pytest.ExitCode.OK, verify.stdout.str()
+        verify.assert_outcomes(passed=stored)
+
+
 def test_a_custom_rubric_is_bound_to_its_text_in_the_journal(pytester: pytest.Pytester, metrics: Path) -> None:
     load_token_budget(pytester)
     text = EXAMPLES / "rubrics" / "token-budget-v1.md"
