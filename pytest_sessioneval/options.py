@@ -265,14 +265,31 @@ def remember_default_args(config: pytest.Config) -> None:
     config.stash.setdefault(_DEFAULT_ARGS, list(config.args))
 
 
-def add_collection_args(config: pytest.Config, files: Sequence[Path]) -> None:
-    """Have the plugins' data files collected (see ``_CollectionArgs`` for which, when)."""
-    config.stash.setdefault(_DATA_FILES, []).extend(files)
+def add_collection_args(config: pytest.Config, files: Sequence[Path], flag: str) -> None:
+    """Have the plugins' data files collected (see ``_CollectionArgs`` for which, when).
+
+    Each is passed to pytest relative to where it was started, so that only its own
+    name can hold what a pytest path may not (``[`` or ``::``, which pytest reads as
+    a node id's parts): that is a usage error naming ``flag``, raised now, on every
+    process (under xdist a worker's collection error would go unreported).
+    """
+    for path in files:
+        try:
+            spelled = os.path.relpath(path, config.invocation_params.dir)
+        except ValueError:  # another drive
+            spelled = str(path)
+        if "[" in spelled or "::" in spelled:
+            raise usage_error(
+                flag,
+                f"{spelled}: pytest cannot collect a path containing '[' or '::' (it reads them as "
+                "parts of a node id); rename it, or give a symbolic link without them",
+            )
+        config.stash.setdefault(_DATA_FILES, []).append(spelled)
     if not config.pluginmanager.has_plugin(_COLLECTION_ARGS):
         config.pluginmanager.register(_CollectionArgs(), _COLLECTION_ARGS)
 
 
-_DATA_FILES = pytest.StashKey[list[Path]]()
+_DATA_FILES = pytest.StashKey[list[str]]()  # as passed to pytest: relative to the invocation dir
 _COLLECTION_ARGS = "sessioneval-collection-args"
 
 
@@ -291,13 +308,15 @@ class _CollectionArgs:
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection(self, session: pytest.Session) -> None:
         config = session.config
-        files = [str(path) for path in config.stash.get(_DATA_FILES, [])]
+        start = config.invocation_params.dir
+        files = config.stash.get(_DATA_FILES, [])
         if not config.option.file_or_dir and config.args == config.stash.get(_DEFAULT_ARGS, None):
             config.args[:] = []
-        present = {os.path.abspath(arg.split("::")[0]) for arg in config.args}
-        if config.option.file_or_dir and not present.isdisjoint(files):
+        present = {os.path.abspath(start / arg.split("::")[0]) for arg in config.args}
+        if config.option.file_or_dir and not present.isdisjoint(os.path.abspath(start / f) for f in files):
             return  # the data files to run were named
-        for path in files:
+        for spelled in files:
+            path = os.path.abspath(start / spelled)
             if path not in present:
-                config.args.append(path)
+                config.args.append(spelled)
                 present.add(path)

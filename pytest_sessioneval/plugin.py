@@ -188,7 +188,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(run, "session-eval-run")
     html_extras.register(config)
-    add_collection_args(config, run.collected_paths())
+    add_collection_args(config, run.collected_paths(), "--session-eval")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistTimestamp(config), "session-eval-xdist")
     register_wire_safety(config)

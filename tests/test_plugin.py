@@ -436,3 +436,25 @@ def test_an_until_before_the_since_is_a_usage_error(pytester: pytest.Pytester, w
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-since", "2026-08-01", "--session-eval-until", "2026-07-01")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --session-eval-until: 2026-07-01 is before --session-eval-since 2026-08-01: no session could be selected"])
+
+
+@pytest.mark.parametrize("xdist", [(), ("-n", "2")])
+def test_a_data_path_pytest_cannot_collect_is_a_usage_error_naming_the_option(pytester: pytest.Pytester, write_metrics: MetricsWriter, xdist: tuple[str, ...]) -> None:
+    write_metrics([session("a")], [], directory="run[1]")
+    result = pytester.runpytest("--session-eval", "run[1]", *xdist)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --session-eval: run[[]1]/sessions.jsonl: pytest cannot collect a path containing '[' or '::'*"])
+
+
+def test_brackets_above_the_directory_pytest_runs_in_do_not_matter(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    from conftest import metrics_writer
+
+    project = pytester.path / "project[1]"
+    project.mkdir()
+    (project / "pytest.ini").write_text("[pytest]\n")
+    metrics_writer(project)([session("a")], [])
+    monkeypatch.chdir(project)
+    for xdist in ((), ("-n", "2")):
+        result = pytester.runpytest("--session-eval", "metrics", *xdist)
+        assert result.ret == pytest.ExitCode.OK, result.stdout.str() + result.stderr.str()
+        result.assert_outcomes(skipped=3, xfailed=2)

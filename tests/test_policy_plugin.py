@@ -708,3 +708,10 @@ def test_a_blank_scenario_id_names_no_scenario(pytester: pytest.Pytester) -> Non
     decided = {nodeid: outcome for nodeid, outcome in outcomes.items() if nodeid.startswith("decisions.jsonl::")}
     assert decided["decisions.jsonl::line-1[fields]"] == "FAILED"
     assert not any("known-scenario" in nodeid for nodeid in decided), decided
+
+
+def test_a_data_path_pytest_cannot_collect_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    write(pytester, "set::1/prompts.jsonl", jsonl(scenario()))
+    result = pytester.runpytest("--policy-eval", "set::1/prompts.jsonl")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --policy-eval: set::1/prompts.jsonl: pytest cannot collect a path containing*"])

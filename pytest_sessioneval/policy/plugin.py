@@ -91,7 +91,7 @@ def pytest_configure(config: pytest.Config) -> None:
     run = PolicyRun.from_inputs(config, paths, manifest, decisions)
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(run, "policy-eval-run")
-    add_collection_args(config, run.data_files)
+    add_collection_args(config, run.data_files, "--policy-eval")
     register_wire_safety(config)
 
 
