@@ -10,6 +10,7 @@ stays on that one line (reported as a bad line when read) and never spreads.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -60,8 +61,23 @@ def is_journal(path: Path) -> bool:
     return False
 
 
+def _json(record: dict[str, Any], *, sort_keys: bool = False) -> bytes:
+    """The record as one line of JSON.
+
+    Text with a lone surrogate (read from a ``\\ud800`` escape in the input) has no
+    UTF-8 form; such a record is written with every non-ASCII character escaped,
+    which reads back as the same text. Raises ``TypeError`` for a value JSON has no
+    form for.
+    """
+    try:
+        return orjson.dumps(record, option=orjson.OPT_SORT_KEYS if sort_keys else None)
+    except TypeError:
+        pass
+    return json.dumps(record, ensure_ascii=True, sort_keys=sort_keys, separators=(",", ":"), allow_nan=False).encode()
+
+
 def _canonical(record: dict[str, Any]) -> bytes:
-    return orjson.dumps(record, option=orjson.OPT_SORT_KEYS)
+    return _json(record, sort_keys=True)
 
 
 def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutcome:
@@ -86,7 +102,7 @@ def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutco
             if isinstance(run, str):
                 try:
                     by_run.setdefault(run, _canonical(stored))
-                except TypeError:  # unencodable stored text never equals a new record
+                except (TypeError, ValueError):  # unencodable stored text never equals a new record
                     by_run.setdefault(run, b"")
             version = stored.get("rubric_version")
             provenance = stored.get("provenance")
@@ -111,9 +127,9 @@ def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutco
                 continue
             try:
                 canonical = _canonical(record)
-                line = orjson.dumps(record) + b"\n"
-            except TypeError as exc:  # e.g. a lone surrogate in a session id
-                outcome.refused.append(f"{run}: cannot be written as UTF-8 JSON ({exc}); not written")
+                line = _json(record) + b"\n"
+            except (TypeError, ValueError) as exc:  # a value JSON has no form for
+                outcome.refused.append(f"{run}: cannot be written as JSON ({exc}); not written")
                 continue
             if run in by_run:
                 if by_run[run] == canonical:

@@ -541,3 +541,17 @@ def test_only_the_file_whose_items_ran_is_journaled_when_two_files_share_a_sessi
     assert plan["status"] == "pass"  # the first file's session, not the second's
     page = (pytester.path / "report.html").read_text()
     assert "first/sessions.jsonl" in page and "second/sessions.jsonl" not in page
+
+
+def test_a_session_id_with_a_lone_surrogate_is_journaled_as_its_escape(pytester: pytest.Pytester, project_metrics: MetricsWriter) -> None:
+    metrics = project_metrics(['{"session_id":"\\ud800lone","status":"completed","started_at":"2026-07-20T09:00:00Z","completed_at":"2026-07-20T10:00:00Z"}'], [])
+    for _ in range(2):  # the second run finds the same record already present
+        result = journal_run(pytester, metrics)
+        assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.stdout.fnmatch_lines(["journal eval.jsonl: 0 record(s) appended, 1 already present"])
+    raw = (pytester.path / "eval.jsonl").read_bytes()
+    assert raw.isascii() and b'"session_id":"\\ud800lone"' in raw
+    (record,) = journal_lines(pytester)
+    assert record["session_id"] == "\ud800lone" and record["run_id"] == "\ud800lone-eval-20260801T000000000Z"
+    verify = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
+    assert verify.ret == pytest.ExitCode.OK
