@@ -291,6 +291,15 @@ def test_a_node_id_of_any_data_file_selects_only_its_item(pytester: pytest.Pytes
     assert list(outcomes) == [nodeid]  # nor a data file of the other plugin
 
 
+def test_an_id_spelled_like_a_taken_subject_still_gets_a_node_id_of_its_own(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario(id="a")))
+    write(pytester, "decisions.jsonl", jsonl(observation("a"), observation("a@line-3"), observation("a")))
+    listed = pytester.runpytest("--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl", "--co", "-q")
+    ids = [line for line in listed.stdout.lines if line.startswith("decisions.jsonl::")]
+    assert len(ids) == 9 and len(set(ids)) == 9
+    assert "decisions.jsonl::a@line-3@line-3[unique-id]" in ids
+
+
 def test_escaped_ids_round_trip_as_node_ids(pytester: pytest.Pytester) -> None:
     write(pytester, "prompts.jsonl", jsonl(scenario(id="a::b[c]")))
     result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")

@@ -329,8 +329,9 @@ class _Subjects:
         self._taken: set[str] = set()
 
     def claim(self, key: str | None, line: int) -> str:
-        base = escape_session_id(key) if key else f"line-{line}"
-        subject = base if base not in self._taken else f"{base}@line-{line}"
+        subject = escape_session_id(key) if key else f"line-{line}"
+        while subject in self._taken:  # more than once only when an id spells "<id>@line-<N>"
+            subject = f"{subject}@line-{line}"
         self._taken.add(subject)
         return subject
 
