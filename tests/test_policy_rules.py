@@ -147,13 +147,18 @@ class TestReadJsonl:
         assert after == SourceLine(2, {"after": 1})
 
     @pytest.mark.parametrize(("size", "read"), [(MAX_LINE_BYTES, True), (MAX_LINE_BYTES + 1, False)])
-    def test_the_limit_excludes_the_newline(self, tmp_path: Path, size: int, read: bool) -> None:
+    @pytest.mark.parametrize("newline", [b"\n", b"\r\n", b""])
+    @pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
+    def test_the_limit_excludes_the_newline_and_a_bom(self, tmp_path: Path, size: int, read: bool, newline: bytes, bom: bytes) -> None:
         path = tmp_path / "p.jsonl"
         body = b'{"id": "' + b"x" * (size - 10) + b'"}'
         assert len(body) == size
-        path.write_bytes(body + b"\n")
-        (entry,) = read_jsonl(path)
+        path.write_bytes(bom + body + newline + (b'{"after": 1}\n' if newline else b""))
+        entry, *after = read_jsonl(path)
         assert isinstance(entry, SourceLine) is read
+        if not read:
+            assert isinstance(entry, LineFault) and f"is {size} bytes long" in entry.message
+        assert after == ([SourceLine(2, {"after": 1})] if newline else [])
 
     def test_deep_nesting_is_a_fault_not_a_crash(self, tmp_path: Path) -> None:
         path = tmp_path / "p.jsonl"

@@ -210,25 +210,39 @@ def _record(raw: bytes, line: int) -> SourceLine | LineFault:
     return SourceLine(line, document.value)
 
 
+def _newline_size(end: bytes) -> int:
+    """How many of the last bytes of a line are its newline (``\\n`` or ``\\r\\n``)."""
+    return 2 if end.endswith(b"\r\n") else 1 if end.endswith(b"\n") else 0
+
+
+# Read per line: the longest record, a BOM (line 1), "\r\n", and one byte to see it is longer.
+_READ: Final = MAX_LINE_BYTES + len(_BOM) + 3
+
+
 def _lines(path: Path) -> Iterator[tuple[int, bytes | int]]:
-    """Yield ``(number, bytes)`` per line, or ``(number, size)`` for a line over the limit."""
+    """Yield ``(number, bytes)`` per line, or ``(number, size)`` for a line over the limit.
+
+    A line's size counts neither its newline (``\\n`` or ``\\r\\n``) nor a BOM on line 1.
+    """
     with open(path, "rb") as stream:
         number = 0
-        while raw := stream.readline(MAX_LINE_BYTES + 1):
+        while raw := stream.readline(_READ):
             number += 1
-            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-                # Skip the rest of the line without holding it in memory.
-                size = len(raw)
-                while not raw.endswith(b"\n"):
-                    raw = stream.readline(1 << 16)
-                    if not raw:
-                        break
-                    size += len(raw)
-                yield number, size - raw.endswith(b"\n")
-                continue
+            whole = raw.endswith(b"\n") or len(raw) < _READ  # else the line goes on
             if number == 1 and raw.startswith(_BOM):
                 raw = raw[len(_BOM):]
-            yield number, raw
+            if not whole:
+                # Skip the rest of the line without holding it in memory.
+                size, end = len(raw), raw[-2:]
+                while not end.endswith(b"\n"):
+                    more = stream.readline(1 << 16)
+                    if not more:
+                        break
+                    size, end = size + len(more), (end + more)[-2:]
+                yield number, size - _newline_size(end)
+                continue
+            size = len(raw) - _newline_size(raw)
+            yield number, (raw if size <= MAX_LINE_BYTES else size)
 
 
 def read_jsonl(path: Path) -> list[SourceLine | LineFault]:
