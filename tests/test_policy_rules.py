@@ -231,6 +231,14 @@ class TestScenarioFields:
         assert set(check.values) == set(ScenarioRecord.model_fields) - {field}
 
 
+def test_a_field_with_thousands_of_bad_items_tells_five_and_counts_the_rest() -> None:
+    check = check_fields(ScenarioRecord, scenario(expected_worker_role=["x"] * 50_000))
+    messages = [problem.message for problem in check.problems]
+    assert len(messages) == 6 and all(p.field == "expected_worker_role" for p in check.problems)
+    assert "expected_worker_role[0]" in messages[0] and "expected_worker_role[4]" in messages[4]
+    assert messages[5] == "field expected_worker_role has 49995 more problem(s) like these"
+
+
 def breach(check: str, record: dict[str, Any]) -> str | None:
     invariant = next(invariant for invariant in INVARIANTS if invariant.check == check)
     fields = check_fields(ScenarioRecord, record)

@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
@@ -108,6 +108,9 @@ def reason_of(message: str) -> str:
     return message[:1].lower() + message[1:]
 
 
+_SHOWN_PER_FIELD: Final = 5  # problems told per field; the rest are counted (a list may be huge)
+
+
 def check_fields(model: type[BaseModel], raw: Mapping[str, Any]) -> FieldCheck:
     """Validate ``raw`` field by field against ``model``; never raises for bad data."""
     rules = field_rules(model)
@@ -122,7 +125,8 @@ def check_fields(model: type[BaseModel], raw: Mapping[str, Any]) -> FieldCheck:
         try:
             values[name] = adapter.validate_python(raw[name])
         except ValidationError as exc:
-            for error in exc.errors(include_url=False):
+            errors = exc.errors(include_url=False)
+            for error in errors[:_SHOWN_PER_FIELD]:
                 loc = tuple(error["loc"])
                 problems.append(
                     FieldProblem(
@@ -132,6 +136,9 @@ def check_fields(model: type[BaseModel], raw: Mapping[str, Any]) -> FieldCheck:
                         f"but {reason_of(error['msg'])} (rule: {rules[name]})",
                     )
                 )
+            if len(errors) > _SHOWN_PER_FIELD:
+                more = len(errors) - _SHOWN_PER_FIELD
+                problems.append(FieldProblem(name, "invalid", f"field {name} has {more} more problem(s) like these"))
     if model.model_config.get("extra") != "forbid":
         return FieldCheck(values, tuple(problems))
     allowed = ", ".join(rules)
