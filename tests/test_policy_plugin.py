@@ -397,6 +397,7 @@ def test_manifest_beside_the_data(pytester: pytest.Pytester) -> None:
         "prompts.jsonl::dataset[required-ids]": "FAILED",
         "prompts.jsonl::dataset[quota:label=delegate]": "PASSED",
         "prompts.jsonl::dataset[quota:label=parent-only]": "FAILED",
+        "prompts.jsonl::dataset[quota:labels-declared]": "PASSED",
     }
     out = result.stdout.str()
     assert (
@@ -478,6 +479,7 @@ def test_golden_set_named_by_the_manifest(pytester: pytest.Pytester) -> None:
         "golden/cases.json::dataset[min-records]": "PASSED",
         "golden/cases.json::dataset[quota:locale=en]": "PASSED",
         "golden/cases.json::dataset[quota:locale=de]": "PASSED",
+        "golden/cases.json::dataset[quota:locales-declared]": "PASSED",
     }
     result.stdout.fnmatch_lines(["golden/cases.json:13: case 'n-de': the case is in group 'negative' but has no rationale*"])
 
@@ -650,7 +652,7 @@ def test_the_examples_exercise_every_outcome(pytester: pytest.Pytester) -> None:
     }
     assert any(n.startswith("policy/golden.json::dataset[quota:") for n in outcomes)
     assert "policy/prompts.jsonl::dataset[required-ids]" in outcomes
-    result.assert_outcomes(passed=169, failed=4, skipped=1)
+    result.assert_outcomes(passed=173, failed=4, skipped=1)
     # The expected data is never rewritten, whatever the outcome.
     after = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in (pytester.path / "policy").iterdir()}
     assert after == before

@@ -429,6 +429,20 @@ class TestManifest:
         with pytest.raises(ValidationError, match="needs"):
             CountRange.model_validate({})
 
+    def test_quotas_group_by_the_json_text_of_values_that_are_no_strings(self) -> None:
+        manifest = EnvelopeManifest.model_validate(
+            {"quotas": {"label_field": "expected_writer_count", "per_label": {"1": 2, "0": 1}}}
+        )
+        records = [scenario(expected_writer_count=1), scenario(expected_writer_count=1), scenario(expected_writer_count=0)]
+        findings = {f.check: f.held for f in check_dataset(manifest, records, data="p", manifest_name="m")}
+        assert findings == {"quota:label=1": True, "quota:label=0": True, "quota:labels-declared": True}
+        roles = EnvelopeManifest.model_validate(
+            {"quotas": {"label_field": "expected_worker_role", "per_label": {'["Spark Worker"]': 1}}}
+        )
+        found = check_dataset(roles, [scenario(expected_worker_role=["Spark Worker"]), scenario(expected_worker_role=[])], data="p", manifest_name="m")
+        assert {f.check: f.held for f in found} == {'quota:label=["Spark Worker"]': True, "quota:labels-declared": False}
+        assert "'[]' (1)" in found[1].message
+
     def test_check_dataset(self) -> None:
         manifest = GoldenManifest.model_validate(
             {
@@ -457,7 +471,20 @@ class TestManifest:
             "quota:locale=en": True,
             "quota:label=neg,locale=en": False,
             "quota:label=neg,locale=de": False,
+            # Every group a record falls in must be declared: 'de' has no per_locale quota,
+            # ('pos', 'de') no per_label_locale one.
+            "quota:labels-declared": True,
+            "quota:locales-declared": False,
+            "quota:label-locales-declared": False,
         }
+        assert findings["quota:locales-declared"].message == (
+            "g.json has 1 records whose locale has no quota in quotas.per_locale of g.manifest.json: 'de' (1); "
+            "relabel them, declare a quota for it, or set quotas.allow_undeclared"
+        )
+        assert "'pos' and 'de' (1)" in findings["quota:label-locales-declared"].message
+        opened = manifest.model_copy(update={"quotas": manifest.quotas.model_copy(update={"allow_undeclared": True})})  # type: ignore[union-attr]
+        checks = [f.check for f in check_dataset(opened, records, data="g.json", manifest_name="g.manifest.json")]
+        assert not [check for check in checks if check.endswith("-declared")]
         assert findings["min-records"].message.startswith("g.json holds 3 records, fewer than the 4")
         assert "'z'" in findings["required-ids"].message and "'a'" not in findings["required-ids"].message
         assert "has 1 records with group 'pos', but g.manifest.json requires at least 2" in findings["quota:label=pos"].message
@@ -638,7 +665,8 @@ class TestReviewGoldenSet:
         load = ManifestLoad.read(GoldenManifest, DataFile(manifest, "golden.manifest.json"))
         verdicts = by_name(review_golden_set(GoldenSet.read(DataFile(golden, "golden.json")), load))
         failed = sorted(name for name, v in verdicts.items() if v.outcome == "failed")
-        assert failed == ["dataset[quota:label=negative,locale=en]", "n-de[rationale]"]
+        assert failed == ["dataset[quota:label-locales-declared]", "dataset[quota:label=negative,locale=en]", "n-de[rationale]"]
+        assert "'negative' and 'de' (1)" in verdicts["dataset[quota:label-locales-declared]"].detail
         assert "p-en[rationale]" not in verdicts  # only the groups that need one
         assert verdicts["n-de[rationale]"].line == 19  # where the case's object starts
         quota = verdicts["dataset[quota:label=negative,locale=en]"]

@@ -124,6 +124,10 @@ class Quotas(BaseModel):
     per_label_locale: dict[str, dict[str, Quota]] = Field(
         default_factory=dict, description="label -> locale -> quota"
     )
+    allow_undeclared: bool = Field(
+        default=False,
+        description="let records carry labels, locales and pairs no quota names (else each such record fails the quotas)",
+    )
 
     @model_validator(mode="after")
     def _fields_declared(self) -> Quotas:
@@ -191,13 +195,32 @@ class DatasetFinding:
     key: tuple[str, ...]
 
 
+def group_of(record: Mapping[str, Any], name: str) -> str | None:
+    """The group a record's field puts it in: a string as it is, any other value as its
+    JSON text (``1``, ``true``, ``["a","b"]``), since a manifest names groups by text.
+    ``None`` when the record lacks the field: it belongs to no group of it."""
+    if name not in record:
+        return None
+    value = record[name]
+    if type(value) is str:
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return repr(value)
+
+
 def _grouped(records: Sequence[Mapping[str, Any]], *names: str) -> Counter[tuple[str, ...]]:
     counts: Counter[tuple[str, ...]] = Counter()
     for record in records:
-        values = tuple(record.get(name) for name in names)
-        if all(isinstance(value, str) for value in values):
+        values = tuple(group_of(record, name) for name in names)
+        if None not in values:
             counts[values] += 1  # type: ignore[index]
     return counts
+
+
+def _undeclared(counts: Counter[tuple[str, ...]], declared: set[tuple[str, ...]]) -> list[tuple[tuple[str, ...], int]]:
+    return [(group, count) for group, count in counts.items() if group not in declared]
 
 
 def check_dataset(
@@ -258,6 +281,23 @@ def check_dataset(
             key,
         )
 
+    def closed(check: str, key: tuple[str, ...], counts: Counter[tuple[str, ...]], declared: set[tuple[str, ...]], what: str) -> DatasetFinding:
+        """Whether every group the records fall in has a quota (unless the manifest allows others)."""
+        others = _undeclared(counts, declared)
+        place = f"quotas.{key[1]}"
+        if not others:
+            return DatasetFinding(check, True, f"every {what} of the {noun} has a quota in {place}", key)
+        shown = ", ".join(f"{' and '.join(map(repr, group))} ({count})" for group, count in others[:5])
+        more = f" and {len(others) - 5} more" if len(others) > 5 else ""
+        return DatasetFinding(
+            check,
+            False,
+            f"{data} has {sum(count for _, count in others)} {noun} whose {what} has no quota in {place} of "
+            f"{manifest_name}: {shown}{more}; relabel them, declare a quota for it, or set "
+            "quotas.allow_undeclared",
+            key,
+        )
+
     for group, field_name, quota_of in (
         ("label", quotas.label_field, quotas.per_label),
         ("locale", quotas.locale_field, quotas.per_locale),
@@ -269,6 +309,9 @@ def check_dataset(
                     finding(f"quota:{group}={value}", ("quotas", f"per_{group}", value), quota,
                             counts[(value,)], f"{field_name} {value!r}")
                 )
+            if not quotas.allow_undeclared:
+                findings.append(closed(f"quota:{group}s-declared", ("quotas", f"per_{group}"), counts,
+                                       {(value,) for value in quota_of}, f"{field_name}"))
     if quotas.per_label_locale:
         by_both = _grouped(records, quotas.label_field, quotas.locale_field)  # type: ignore[arg-type]
         for label, locales in quotas.per_label_locale.items():
@@ -282,4 +325,8 @@ def check_dataset(
                         f"{quotas.label_field} {label!r} and {quotas.locale_field} {locale!r}",
                     )
                 )
+        if not quotas.allow_undeclared:
+            pairs: set[tuple[str, ...]] = {(label, locale) for label, locales in quotas.per_label_locale.items() for locale in locales}
+            findings.append(closed("quota:label-locales-declared", ("quotas", "per_label_locale"), by_both,
+                                   pairs, f"pair of {quotas.label_field} and {quotas.locale_field}"))
     return findings

@@ -86,6 +86,9 @@ CHECKS: Final[dict[str, str]] = {
     "quota:label=<label>": "the count of records with this label meets its quota",
     "quota:locale=<locale>": "the count of records with this locale meets its quota",
     "quota:label=<label>,locale=<locale>": "the count of records with this label and locale meets its quota",
+    "quota:labels-declared": "every label a record carries has a quota in per_label (unless allow_undeclared)",
+    "quota:locales-declared": "every locale a record carries has a quota in per_locale (unless allow_undeclared)",
+    "quota:label-locales-declared": "every label and locale pair has a quota in per_label_locale (unless allow_undeclared)",
 }
 
 
