@@ -726,3 +726,13 @@ def test_a_data_path_pytest_cannot_collect_is_a_usage_error(pytester: pytest.Pyt
     result = pytester.runpytest("--policy-eval", "set::1/prompts.jsonl")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --policy-eval: set::1/prompts.jsonl: pytest cannot collect a path containing*"])
+
+
+def test_a_typo_in_the_envelope_manifest_does_not_drop_its_golden_set(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario()))
+    write(pytester, "prompts.manifest.json", json.dumps({"min_record": 1, "golden_set": "golden.json"}))
+    write(pytester, "golden.json", json.dumps([{"id": "neg-en-1", "group": "negative", "locale": "en"}]))
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
+    assert outcomes["prompts.jsonl::dataset[manifest]"] == "FAILED"
+    assert outcomes["golden.json::neg-en-1[rationale]"] == "FAILED"
+    result.stdout.fnmatch_lines(["*min_record is not a manifest key*"])

@@ -713,8 +713,18 @@ class TestManifestLoad:
         load = ManifestLoad.read(EnvelopeManifest, DataFile(path, "m.json"))
         assert load.found and load.manifest is None
         assert [text for _, text in load.problems] == [
-            "m.json:4: quotas.label_fld is not a manifest key; remove it or correct its spelling"
+            "m.json:4: quotas.label_fld is not a manifest key; remove it or correct its spelling",
+            f"m.json:6: golden_set 'nope.json' names no file ({tmp_path / 'nope.json'})",
         ]
+        assert load.golden_path is None
+
+    def test_an_invalid_manifest_still_names_its_golden_set(self, tmp_path: Path) -> None:
+        (tmp_path / "golden.json").write_text("[]")
+        path = tmp_path / "prompts.manifest.json"
+        path.write_text('{"min_record": 2, "golden_set": "golden.json"}')
+        load = ManifestLoad.read(EnvelopeManifest, DataFile(path, "m.json"))
+        assert load.manifest is None and load.problems
+        assert load.golden_path == tmp_path / "golden.json"
 
     def test_a_missing_golden_set_is_a_problem(self, tmp_path: Path) -> None:
         path = tmp_path / "prompts.manifest.json"

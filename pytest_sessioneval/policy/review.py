@@ -22,6 +22,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..naming import escape_session_id
 from ..options import BROKEN_LINK, stat_kind
+from ..values import is_blank
 from .envelope import INVARIANTS, ScenarioRecord
 from .fields import FieldCheck, check_fields, reason_of, show_path, show_value
 from .golden import GoldenCase, rationale_breach
@@ -258,6 +259,9 @@ class ManifestLoad(Generic[_Model]):
     manifest: _Model | None = None
     document: Document | None = None
     problems: tuple[tuple[int | None, str], ...] = ()
+    # The golden set an envelope manifest names, read even when another key is invalid:
+    # a typo elsewhere must not silently drop the golden set from the run.
+    golden_set: str | None = None
 
     @classmethod
     def read(cls, model: type[_Model], file: DataFile) -> ManifestLoad[_Model]:
@@ -280,6 +284,18 @@ class ManifestLoad(Generic[_Model]):
         if type(document.value) is not dict:
             problems.append((1, f"{file.label}: holds {describe_json(document.value)}, but a manifest is a JSON object"))
             return cls(file, True, document=document, problems=tuple(problems))
+        golden_set = document.value.get("golden_set") if issubclass(model, EnvelopeManifest) else None
+        golden_problems = []
+        if not isinstance(golden_set, str) or is_blank(golden_set):
+            golden_set = None  # (the manifest's validation says what is wrong with it)
+        else:
+            golden = file.path.parent / golden_set
+            unusable = _unusable_file(golden)
+            if unusable:
+                line = document.line_of("golden_set")
+                why = "names no file" if unusable == "missing" else f"names a path that {unusable}"
+                golden_problems.append((line, f"{file.at(line)}: golden_set {golden_set!r} {why} ({golden})"))
+                golden_set = None
         try:
             manifest = model.model_validate(document.value)
         except ValidationError as exc:
@@ -296,24 +312,17 @@ class ManifestLoad(Generic[_Model]):
                 else:
                     text = f"{what} is {show_value(error['input'])}, but {reason_of(error['msg'])}"
                 problems.append((line, f"{file.at(line)}: {text}"))
-            return cls(file, True, document=document, problems=tuple(problems))
-        if isinstance(manifest, EnvelopeManifest) and manifest.golden_set is not None:
-            golden = file.path.parent / manifest.golden_set
-            unusable = _unusable_file(golden)
-            if unusable:
-                line = document.line_of("golden_set")
-                why = "names no file" if unusable == "missing" else f"names a path that {unusable}"
-                problems.append((line, f"{file.at(line)}: golden_set {manifest.golden_set!r} {why} ({golden})"))
+            problems += golden_problems
+            return cls(file, True, document=document, problems=tuple(problems), golden_set=golden_set)
+        problems += golden_problems
         if problems:
-            return cls(file, True, document=document, problems=tuple(problems))
-        return cls(file, True, manifest, document)
+            return cls(file, True, document=document, problems=tuple(problems), golden_set=golden_set)
+        return cls(file, True, manifest, document, golden_set=golden_set)
 
     @property
     def golden_path(self) -> Path | None:
-        """The golden set a valid envelope manifest names, resolved beside the manifest."""
-        if isinstance(self.manifest, EnvelopeManifest) and self.manifest.golden_set is not None:
-            return self.file.path.parent / self.manifest.golden_set
-        return None
+        """The golden set an envelope manifest names (valid or not), resolved beside the manifest."""
+        return None if self.golden_set is None else self.file.path.parent / self.golden_set
 
 
 def _line_of(document: Document, path: Sequence[str | int]) -> int | None:
