@@ -736,3 +736,22 @@ def test_a_typo_in_the_envelope_manifest_does_not_drop_its_golden_set(pytester: 
     assert outcomes["prompts.jsonl::dataset[manifest]"] == "FAILED"
     assert outcomes["golden.json::neg-en-1[rationale]"] == "FAILED"
     result.stdout.fnmatch_lines(["*min_record is not a manifest key*"])
+
+
+def test_an_unreadable_golden_set_fails_once_and_skips_its_dataset_rules(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario()))
+    write(pytester, "prompts.manifest.json", json.dumps({"golden_set": "golden.json"}))
+    write(pytester, "golden.json", '[\n{"id": "a", "group": "negative", "locale": "en", "rationale": "r"},,\n]\n')
+    write(pytester, "golden.manifest.json", json.dumps(
+        {"min_records": 1, "quotas": {"label_field": "group", "per_label": {"negative": 1}}}
+    ))
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "-rs")
+    golden = {n: o for n, o in outcomes.items() if n.startswith("golden.json::")}
+    assert golden == {
+        "golden.json::line-2[json]": "FAILED",
+        "golden.json::dataset[manifest]": "PASSED",
+        "golden.json::dataset[min-records]": "SKIPPED",
+        "golden.json::dataset[quota:label=negative]": "SKIPPED",
+        "golden.json::dataset[quota:labels-declared]": "SKIPPED",
+    }
+    result.stdout.fnmatch_lines(["*cannot check: golden.json could not be read (line 2, see its json check)*"])

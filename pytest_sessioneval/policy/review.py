@@ -162,6 +162,7 @@ class _Dataset:
 
     file: DataFile
     entries: tuple[Record | LineFault, ...]
+    readable: bool = True  # False: the file as a whole is no document of its kind (one fault says why)
 
     @cached_property
     def records(self) -> list[Record]:
@@ -213,11 +214,12 @@ class GoldenSet(_Dataset):
         try:
             document = read_json_document(file.path)
         except DocumentFault as fault:
-            return cls(file, (LineFault(fault.line, fault.check, fault.message),))
+            return cls(file, (LineFault(fault.line, fault.check, fault.message),), readable=False)
         if type(document.value) is not list:
             return cls(
                 file,
                 (LineFault(1, "json", f"holds {describe_json(document.value)}, but a golden set is a JSON array of cases"),),
+                readable=False,
             )
         repeated: dict[int, list[str]] = defaultdict(list)
         for path, _ in document.repeated:
@@ -389,9 +391,8 @@ def _unique_verdict(file: DataFile, subject: str, record: Record, who: str, firs
     return Verdict(subject, "unique-id", "failed", detail, file, record.line, record.key)
 
 
-def _dataset_verdicts(
-    file: DataFile, manifest: ManifestLoad[Any], records: Sequence[Record], noun: str
-) -> list[Verdict]:
+def _dataset_verdicts(dataset: _Dataset, manifest: ManifestLoad[Any], noun: str) -> list[Verdict]:
+    file = dataset.file
     if not manifest.found:
         reason = (
             f"no manifest: {manifest.file.label} does not exist, so {file.label} declares no "
@@ -407,7 +408,7 @@ def _dataset_verdicts(
     assert document is not None
     findings = check_dataset(
         manifest.manifest,
-        [record.raw for record in records],
+        [record.raw for record in dataset.records],
         data=file.label,
         manifest_name=manifest.file.label,
         noun=noun,
@@ -419,8 +420,15 @@ def _dataset_verdicts(
     ]
     for finding in findings:
         line = _line_of(document, finding.key)
-        outcome: Outcome = "passed" if finding.held else "failed"
-        text = f"{manifest.file.at(line)}: {finding.message}" + ("." if not finding.held else "")
+        outcome: Outcome
+        if not dataset.readable:  # its one fault fails; counting nothing would only repeat it
+            (fault,) = dataset.entries
+            assert isinstance(fault, LineFault)
+            outcome = "skipped"
+            text = f"cannot check: {file.label} could not be read (line {fault.line}, see its {fault.check} check)"
+        else:
+            outcome = "passed" if finding.held else "failed"
+            text = f"{manifest.file.at(line)}: {finding.message}" + ("." if not finding.held else "")
         verdicts.append(Verdict("dataset", finding.check, outcome, text, manifest.file, line))
     return verdicts
 
@@ -492,7 +500,7 @@ def review_envelope_set(
             ))
             if decisions is not None:
                 verdicts.append(_forward_verdict(file, subject, entry, decisions))
-    verdicts.extend(_dataset_verdicts(file, manifest, envelopes.records, "records"))
+    verdicts.extend(_dataset_verdicts(envelopes, manifest, "records"))
     return verdicts
 
 
@@ -559,5 +567,5 @@ def review_golden_set(golden: GoldenSet, manifest: ManifestLoad[GoldenManifest])
             outcome: Outcome = "failed" if breach else "passed"
             detail = f"{file.at(entry.line)}: {who}: " + (f"{breach}." if breach else "has a rationale")
             verdicts.append(Verdict(subject, "rationale", outcome, detail, file, entry.line, entry.key))
-    verdicts.extend(_dataset_verdicts(file, manifest, golden.records, "cases"))
+    verdicts.extend(_dataset_verdicts(golden, manifest, "cases"))
     return verdicts
