@@ -755,3 +755,16 @@ def test_an_unreadable_golden_set_fails_once_and_skips_its_dataset_rules(pyteste
         "golden.json::dataset[quota:labels-declared]": "SKIPPED",
     }
     result.stdout.fnmatch_lines(["*cannot check: golden.json could not be read (line 2, see its json check)*"])
+
+
+def test_a_line_faulty_for_a_repeated_key_fails_once_not_also_as_a_missing_scenario(pytester: pytest.Pytester) -> None:
+    repeated = json.dumps(parent_only("explain-snippet"))[:-1] + ', "expected_fallback": "none"}\n'
+    write(pytester, "prompts.jsonl", jsonl(scenario()) + repeated)
+    write(pytester, "prompts.manifest.json", json.dumps({"required_ids": ["fix-failing-test", "explain-snippet"]}))
+    write(pytester, "decisions.jsonl", jsonl(observation(), observation("explain-snippet", decision="parent-only", worker_count=0, worker_roles=[], writer_count=0, fallback="none")))
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl", "-rs")
+    failed = sorted(n for n, o in outcomes.items() if o == "FAILED")
+    assert failed == ["prompts.jsonl::line-2[duplicate-key]"]
+    assert outcomes["prompts.jsonl::dataset[required-ids]"] == "PASSED"
+    assert outcomes["decisions.jsonl::explain-snippet[known-scenario]"] == "SKIPPED"
+    result.stdout.fnmatch_lines(["*cannot check: scenario 'explain-snippet' is named by a faulty line, prompts.jsonl:2 (see its check)*"])

@@ -230,12 +230,17 @@ def check_dataset(
     data: str,
     manifest_name: str,
     noun: str = "records",
+    faulty_ids: Mapping[str, int] | None = None,
 ) -> list[DatasetFinding]:
     """Every dataset-level rule the manifest declares, checked against ``records``.
 
     ``records`` are the JSON objects of the file (lines that are not objects
     are not records); ``data`` and ``manifest_name`` name the files in messages.
+    ``faulty_ids`` are ids of lines that are no record only for a fault of their
+    own (id -> line): a required id among them counts as present, its line's
+    fault being the one failure.
     """
+    faulty_ids = faulty_ids or {}
     findings: list[DatasetFinding] = []
     if manifest.min_records is not None:
         count, least = len(records), manifest.min_records
@@ -252,7 +257,9 @@ def check_dataset(
         )
     if manifest.required_ids:
         present = {record["id"] for record in records if isinstance(record.get("id"), str)}
-        missing = [wanted for wanted in manifest.required_ids if wanted not in present]
+        missing = [wanted for wanted in manifest.required_ids if wanted not in present and wanted not in faulty_ids]
+        on_faults = [f"{wanted!r} (line {faulty_ids[wanted]})" for wanted in manifest.required_ids
+                     if wanted not in present and wanted in faulty_ids]
         findings.append(
             DatasetFinding(
                 "required-ids",
@@ -260,7 +267,8 @@ def check_dataset(
                 f"{data} lacks {len(missing)} of the {len(manifest.required_ids)} required id(s): "
                 f"{', '.join(map(repr, missing))}; add them, or remove them from required_ids in {manifest_name}"
                 if missing
-                else f"all {len(manifest.required_ids)} required ids are present",
+                else f"all {len(manifest.required_ids)} required ids are present"
+                + (f", {', '.join(on_faults)} on a faulty line (see its check)" if on_faults else ""),
                 ("required_ids",),
             )
         )

@@ -217,10 +217,13 @@ class PolicyRun:
             self.verdicts[source.file.path] = ("envelope-set", review_envelope_set(envelopes, source.manifest, log))
         if log is not None:
             known: dict[str, list[str]] = {}
+            faulty: dict[str, str] = {}
             for _, envelopes in sets:
                 for scenario_id in sorted(envelopes.ids):
                     known.setdefault(scenario_id, []).append(envelopes.file.label)
-            self.verdicts[log.file.path] = ("decisions", review_decision_log(log, known))
+                for scenario_id, line in envelopes.faulty_ids.items():
+                    faulty.setdefault(scenario_id, envelopes.file.at(line))
+            self.verdicts[log.file.path] = ("decisions", review_decision_log(log, known, faulty))
         for golden_source, golden in goldens:
             self.verdicts[golden_source.file.path] = ("golden-set", review_golden_set(golden, golden_source.manifest))
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Final, Generic, Literal, TypeVar
+from typing import Any, ClassVar, Final, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -163,6 +163,7 @@ class _Dataset:
     file: DataFile
     entries: tuple[Record | LineFault, ...]
     readable: bool = True  # False: the file as a whole is no document of its kind (one fault says why)
+    id_field: ClassVar[str] = "id"
 
     @cached_property
     def records(self) -> list[Record]:
@@ -172,6 +173,21 @@ class _Dataset:
     def ids(self) -> set[str]:
         return {record.key for record in self.records if record.key is not None}
 
+    @cached_property
+    def faulty_ids(self) -> dict[str, int]:
+        """Ids of lines that are no record only for a repeated key: id -> its first such line.
+
+        Their fault fails one item; a check that asks whether the id is defined
+        must not fail again for it.
+        """
+        found: dict[str, int] = {}
+        for entry in self.entries:
+            if isinstance(entry, LineFault) and entry.value is not None:
+                key = entry.value.get(self.id_field)
+                if isinstance(key, str) and key.strip():
+                    found.setdefault(key, entry.line)
+        return found
+
 
 @dataclass(frozen=True)
 class EnvelopeSet(_Dataset):
@@ -180,17 +196,19 @@ class EnvelopeSet(_Dataset):
     @classmethod
     def read(cls, file: DataFile) -> EnvelopeSet:
         """Read and check the file; ``OSError`` if it cannot be read."""
-        return cls(file, _entries(ScenarioRecord, read_jsonl(file.path), "id"))
+        return cls(file, _entries(ScenarioRecord, read_jsonl(file.path), cls.id_field))
 
 
 @dataclass(frozen=True)
 class DecisionLog(_Dataset):
     """A decisions file: one observation per scenario of a real run."""
 
+    id_field: ClassVar[str] = "scenario_id"
+
     @classmethod
     def read(cls, file: DataFile) -> DecisionLog:
         """Read and check the file; ``OSError`` if it cannot be read."""
-        return cls(file, _entries(Observation, read_jsonl(file.path), "scenario_id"))
+        return cls(file, _entries(Observation, read_jsonl(file.path), cls.id_field))
 
     @cached_property
     def _by_scenario(self) -> dict[str | None, list[Record]]:
@@ -232,7 +250,7 @@ class GoldenSet(_Dataset):
             elif position in repeated:
                 keys = ", ".join(map(repr, sorted(set(repeated[position]))))
                 entries.append(
-                    LineFault(line, "duplicate-key", f"starts a case that repeats the key(s) {keys}; keep exactly one")
+                    LineFault(line, "duplicate-key", f"starts a case that repeats the key(s) {keys}; keep exactly one", case)
                 )
             else:
                 entries.append(_record(GoldenCase, line, case, "id"))
@@ -412,6 +430,7 @@ def _dataset_verdicts(dataset: _Dataset, manifest: ManifestLoad[Any], noun: str)
         data=file.label,
         manifest_name=manifest.file.label,
         noun=noun,
+        faulty_ids=dataset.faulty_ids,
     )
     verdicts = [
         Verdict("dataset", "manifest", "passed",
@@ -504,12 +523,17 @@ def review_envelope_set(
     return verdicts
 
 
-def review_decision_log(decisions: DecisionLog, known: Mapping[str, Sequence[str]]) -> list[Verdict]:
+def review_decision_log(
+    decisions: DecisionLog, known: Mapping[str, Sequence[str]], faulty: Mapping[str, str] | None = None
+) -> list[Verdict]:
     """Every check of a decisions file: each observation's fields, id, scenario and worker results.
 
     ``known`` maps every scenario id of the envelope sets under test to the
-    labels of the sets that define it; an observation of any other id fails.
+    labels of the sets that define it; an observation of any other id fails,
+    unless ``faulty`` says where a faulty line names it (``label:line``): then
+    its check is skipped, that line's item having failed.
     """
+    faulty = faulty or {}
     file = decisions.file
     first: dict[str, int] = {}
     sets = sorted({label for labels in known.values() for label in labels})
@@ -523,6 +547,9 @@ def review_decision_log(decisions: DecisionLog, known: Mapping[str, Sequence[str
             if entry.key in known:
                 detail = f"{where}: scenario {entry.key!r} is defined in {', '.join(known[entry.key])}"
                 verdicts.append(Verdict(subject, "known-scenario", "passed", detail, file, entry.line, entry.key))
+            elif entry.key in faulty:
+                detail = f"cannot check: scenario {entry.key!r} is named by a faulty line, {faulty[entry.key]} (see its check)"
+                verdicts.append(Verdict(subject, "known-scenario", "skipped", detail, file, entry.line, entry.key))
             else:
                 detail = (
                     f"{where}: {who}, but no envelope set under test defines that scenario "

@@ -62,6 +62,9 @@ class LineFault:
     line: int
     check: FaultCheck
     message: str
+    # The object a line still reads as, when only a repeated key keeps it from being a
+    # record: its id still names what the line meant to define.
+    value: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +209,7 @@ def _record(raw: bytes, line: int) -> SourceLine | LineFault:
             "duplicate-key",
             f"repeats the key(s) {', '.join(map(repr, keys))} in one object; "
             "a JSON reader keeps only one of the values, so keep exactly one",
+            document.value,
         )
     return SourceLine(line, document.value)
 
