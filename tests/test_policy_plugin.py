@@ -596,6 +596,8 @@ def test_junit_properties(pytester: pytest.Pytester) -> None:
     assert properties["scenario_id"] == "fix-failing-test"
     assert properties["line"] == "1"
     assert properties["policy_file"] == "prompts.jsonl"
+    whole = next(c for c in ET.parse(pytester.path / "out.xml").iter("testcase") if c.get("name") == "dataset[manifest]")
+    assert {p.get("name"): p.get("value") for p in whole.iter("property")}.keys() == {"policy_file", "policy_check", "detail"}
 
 
 def test_terminal_summary_counts_per_check(pytester: pytest.Pytester) -> None:

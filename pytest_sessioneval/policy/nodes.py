@@ -45,14 +45,18 @@ class PolicyCheckItem(pytest.Item):
         self.add_marker(pytest.mark.policy_eval)
         if verdict.outcome == "skipped":
             self.add_marker(pytest.mark.skip(reason=verdict.detail))
+        # A whole-file check has no scenario and no line: those properties are left out
+        # (JUnit XML would write them as the text "None").
         self.user_properties.extend(
-            [
+            (name, value)
+            for name, value in (
                 ("policy_file", verdict.source.label),
                 ("scenario_id", verdict.scenario_id),
                 ("policy_check", verdict.check),
                 ("line", verdict.line),
                 ("detail", verdict.detail),
-            ]
+            )
+            if value is not None
         )
 
     def metadata(self) -> dict[str, Any]:
