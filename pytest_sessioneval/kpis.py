@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from .sessions import Window
-from .values import as_double
+from .values import SAFE_INTEGER, as_double
 
 __all__ = ["KPI_NAMES", "extract_kpis", "duration_source"]
 
@@ -31,10 +31,9 @@ def _non_negative(value: object) -> int | float | None:
     if kind is int:
         if value < 0:  # type: ignore[operator]
             return None
-        value = as_double(value)  # type: ignore[arg-type]
-        if type(value) is int:
-            return value
-        kind = float
+        if value <= SAFE_INTEGER:  # type: ignore[operator]
+            return value  # type: ignore[return-value]
+        value, kind = as_double(value), float  # type: ignore[arg-type]
     if kind is float:  # the value may be an integer beyond 2**53 made a double
         # Finite and non-negative in one comparison: NaN and infinity fail it.
         return value if 0 <= value < _INFINITY else None  # type: ignore[operator,return-value]

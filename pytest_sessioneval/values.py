@@ -7,7 +7,7 @@ from typing import Any, Final
 
 import orjson
 
-__all__ = ["JS_WHITESPACE", "as_double", "is_blank", "is_number", "is_truthy", "number_or_none", "show"]
+__all__ = ["JS_WHITESPACE", "SAFE_INTEGER", "as_double", "is_blank", "is_number", "is_truthy", "number_or_none", "show"]
 
 
 # What JavaScript's String.prototype.trim removes: its WhiteSpace and LineTerminator
@@ -29,7 +29,7 @@ def is_number(value: object) -> bool:
     return kind is int or (kind is float and math.isfinite(value))  # type: ignore[arg-type]
 
 
-_SAFE_INTEGER: Final = 1 << 53  # JavaScript's Number.MAX_SAFE_INTEGER + 1
+SAFE_INTEGER: Final = 1 << 53  # JavaScript's Number.MAX_SAFE_INTEGER + 1: every integer up to it is a double
 
 
 def as_double(value: int | float) -> int | float:
@@ -39,7 +39,7 @@ def as_double(value: int | float) -> int | float:
     Values reported from the data (KPIs, scores) go through here, so that they
     equal the reference's.
     """
-    if type(value) is int and not -_SAFE_INTEGER <= value <= _SAFE_INTEGER:
+    if type(value) is int and not -SAFE_INTEGER <= value <= SAFE_INTEGER:
         try:
             return float(value)
         except OverflowError:  # only from code, never from a decoded line (see jsonl._parse_int)
