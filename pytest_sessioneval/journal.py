@@ -102,7 +102,7 @@ def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutco
             if isinstance(run, str):
                 try:
                     by_run.setdefault(run, _canonical(stored))
-                except (TypeError, ValueError):  # unencodable stored text never equals a new record
+                except (TypeError, ValueError, RecursionError):  # an unwritable stored value never equals a new record
                     by_run.setdefault(run, b"")
             version = stored.get("rubric_version")
             provenance = stored.get("provenance")

@@ -110,6 +110,8 @@ class SessionsFile(pytest.File):
             if isinstance(entry, SessionEvaluation):
                 base = escape_session_id(entry.session_id)
                 started = entry.record.get("started_at")  # decoded once for the session's items
+                if type(started) is not str:  # no timestamp; and a deep list would break the reporters
+                    started = None
                 for verdict in (*entry.dimensions, *entry.judge):
                     yield self._child(
                         DimensionItem,

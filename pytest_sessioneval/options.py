@@ -305,8 +305,10 @@ class _CollectionArgs:
     those stay. A path is never added twice.
     """
 
+    # At session start, not at collection: --fixtures and --fixtures-per-test collect
+    # without calling the pytest_collection hook.
     @pytest.hookimpl(tryfirst=True)
-    def pytest_collection(self, session: pytest.Session) -> None:
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
         config = session.config
         start = config.invocation_params.dir
         files = config.stash.get(_DATA_FILES, [])

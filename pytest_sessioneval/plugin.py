@@ -188,7 +188,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(run, "session-eval-run")
     html_extras.register(config)
-    add_collection_args(config, run.collected_paths(), "--session-eval")
+    add_collection_args(
+        config, run.collected_paths(), "--session-eval-verify" if run.verify_path else "--session-eval"
+    )
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistTimestamp(config), "session-eval-xdist")
     register_wire_safety(config)
@@ -479,7 +481,7 @@ class SessionEvalRun:
         wanted: dict[str, set[str]] = {}
         for _, record in journal.records:
             version, session_id = record.get("rubric_version"), record.get("session_id")
-            if version in self.rubrics and isinstance(session_id, str):
+            if isinstance(version, str) and version in self.rubrics and isinstance(session_id, str):
                 wanted.setdefault(version, set()).add(session_id)
         for sessions, events in self.sources.items():
             for version, session_ids in wanted.items() or [(self.rubric.version, set())]:

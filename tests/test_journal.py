@@ -555,3 +555,25 @@ def test_a_session_id_with_a_lone_surrogate_is_journaled_as_its_escape(pytester:
     assert record["session_id"] == "\ud800lone" and record["run_id"] == "\ud800lone-eval-20260801T000000000Z"
     verify = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
     assert verify.ret == pytest.ExitCode.OK
+
+
+def test_a_journal_line_nested_deep_blocks_no_append(pytester: pytest.Pytester, metrics: Path) -> None:
+    deep = "[" * 5000 + "]" * 5000
+    (pytester.path / "eval.jsonl").write_text('{"record_kind":"x","run_id":"r","junk":' + deep + "}\n")
+    result = journal_run(pytester, metrics)
+    result.stdout.fnmatch_lines(["journal eval.jsonl: 2 record(s) appended, 0 already present"])
+    assert len((pytester.path / "eval.jsonl").read_text().splitlines()) == 3
+
+
+def test_verification_of_a_line_whose_rubric_version_is_no_text_fails_that_line(pytester: pytest.Pytester, metrics: Path) -> None:
+    (pytester.path / "eval.jsonl").write_text(json.dumps(reference_record(rubric_version=["rubric-v1"])) + "\n")
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*invalid-record*"])
+
+
+def test_a_verify_journal_pytest_cannot_collect_is_named_by_its_option(pytester: pytest.Pytester, metrics: Path) -> None:
+    (pytester.path / "ev[1].jsonl").write_text(json.dumps(reference_record()) + "\n")
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "ev[1].jsonl")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --session-eval-verify: ev[[]1].jsonl: pytest cannot collect*"])

@@ -458,3 +458,22 @@ def test_brackets_above_the_directory_pytest_runs_in_do_not_matter(pytester: pyt
         result = pytester.runpytest("--session-eval", "metrics", *xdist)
         assert result.ret == pytest.ExitCode.OK, result.stdout.str() + result.stderr.str()
         result.assert_outcomes(skipped=3, xfailed=2)
+
+
+def test_a_started_at_nested_deep_breaks_no_reporter(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+    deep = "[" * 2000 + "]" * 2000
+    line = '{"session_id":"a","status":"completed","completed_at":"2026-07-20T10:00:00Z","started_at":' + deep + "}"
+    metrics = write_metrics([line], [])
+    for extra in ((), ("-n", "2"), ("--junitxml", "out.xml"), ("--json-report", "--json-report-file", "out.json")):
+        result = pytester.runpytest("--session-eval", str(metrics), *extra)
+        assert result.ret == pytest.ExitCode.OK, (extra, result.stdout.str()[-2000:])
+        result.assert_outcomes(skipped=3, xfailed=2)
+
+
+def test_fixtures_per_test_collects_only_the_data(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+    metrics = write_metrics([session("a")], [])
+    pytester.makepyfile(test_broken="import a_module_that_does_not_exist\n")
+    for mode in ("--fixtures-per-test", "--fixtures"):
+        result = pytester.runpytest("--session-eval", str(metrics), mode)
+        assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+        assert "test_broken" not in result.stdout.str()
