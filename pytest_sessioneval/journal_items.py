@@ -112,18 +112,16 @@ class _StoredItem(_RecordItem):
         self.line = line
         self.record = record
         self.dimension = dimension
-        self.user_properties.extend(
-            [
-                ("run_id", record["run_id"]),
-                ("session_id", record["session_id"]),
-                ("dimension", dimension["id"]),
-                ("method", dimension.get("method")),
-                ("status", dimension.get("status")),
-                ("score", dimension.get("score")),
-                ("line", line),
-                ("rubric_version", record["rubric_version"]),
-                ("rubric_sha256", record["provenance"]["rubric_sha256"]),
-            ]
+        self.add_properties(
+            ("run_id", record["run_id"]),
+            ("session_id", record["session_id"]),
+            ("dimension", dimension["id"]),
+            ("method", dimension.get("method")),
+            ("status", dimension.get("status")),
+            ("score", dimension.get("score")),
+            ("line", line),
+            ("rubric_version", record["rubric_version"]),
+            ("rubric_sha256", record["provenance"]["rubric_sha256"]),
         )
 
     def metadata(self) -> dict[str, Any]:

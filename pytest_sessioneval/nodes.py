@@ -158,6 +158,11 @@ class _RecordItem(pytest.Item):
         """What JSON reports carry for this item (under ``metadata.session_eval``)."""
         raise NotImplementedError
 
+    def add_properties(self, *pairs: tuple[str, Any]) -> None:
+        """Add ``user_properties`` (JUnit XML properties), leaving out those with no value:
+        JUnit XML would write Python's ``None``. JSON reports keep them, as ``null``."""
+        self.user_properties.extend((name, value) for name, value in pairs if value is not None)
+
     if _StructuredNodeId is not None:
         # pytest-xdist's --dist loadgroup tags an item by assigning ``item._nodeid``,
         # which pytest >= 9.2 no longer reads (pytest-xdist#1386): route it to the id,
@@ -200,19 +205,17 @@ class DimensionItem(_RecordItem):
             self.add_marker(marker)
         # The escaped id: xdist shows the group name as part of the node id.
         self.add_marker(pytest.mark.xdist_group(name=f"session-eval:{escape_session_id(evaluation.session_id)}"))
-        self.user_properties.extend(
-            [
-                ("session_id", evaluation.session_id),
-                ("dimension", verdict.id),
-                ("method", verdict.method),
-                ("status", verdict.status),
-                ("score", verdict.score),
-                ("evidence", verdict.evidence),
-                ("line", evaluation.line),
-                ("started_at", started_at),
-                ("rubric_version", rubric_version),
-                ("rubric_sha256", rubric_sha256),
-            ]
+        self.add_properties(
+            ("session_id", evaluation.session_id),
+            ("dimension", verdict.id),
+            ("method", verdict.method),
+            ("status", verdict.status),
+            ("score", verdict.score),
+            ("evidence", verdict.evidence),
+            ("line", evaluation.line),
+            ("started_at", started_at),
+            ("rubric_version", rubric_version),
+            ("rubric_sha256", rubric_sha256),
         )
 
     def metadata(self) -> dict[str, Any]:
@@ -249,9 +252,7 @@ class SkippedSessionItem(_RecordItem):
         self.entry = entry
         self.line = entry.line
         self.add_marker(pytest.mark.skip(reason=f"not scored: {entry.reason}"))
-        self.user_properties.extend(
-            [("session_id", entry.session_id), ("eligible", False), ("reason", entry.reason), ("line", entry.line)]
-        )
+        self.add_properties(("session_id", entry.session_id), ("eligible", False), ("reason", entry.reason), ("line", entry.line))
 
     def metadata(self) -> dict[str, Any]:
         return {
@@ -276,7 +277,7 @@ class UnidentifiedRecordItem(_RecordItem):
         super().__init__(**kwargs)
         self.entry = entry
         self.line = entry.line
-        self.user_properties.extend([("session_id", None), ("reason", entry.reason), ("line", entry.line)])
+        self.add_properties(("reason", entry.reason), ("line", entry.line))  # no session_id: none usable
 
     def metadata(self) -> dict[str, Any]:
         return {"session_id": None, "eligible": False, "reason": self.entry.reason, "line": self.line}

@@ -291,6 +291,9 @@ def test_json_report_metadata_and_junit_properties(pytester: pytest.Pytester, wr
     assert case["rubric_version"] == "rubric-v1"
     assert case["rubric_sha256"] == "ba87f2c2099def7b37b9cf343cef80529a73f67b4f77b3209604788c16357c8d"
     assert case["line"] == "4" and "total_files_changed=4" not in case["evidence"]
+    # A property with no value is left out (JUnit XML would write Python's "None").
+    assert "score" not in case and "None" not in case.values()
+    assert next(c for name, c in cases.items() if name.endswith("s-fail[plan-fidelity]"))["score"] == "0.2"
 
 
 def test_xdist_gives_the_same_outcomes_and_reports(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
