@@ -52,7 +52,8 @@ def pytest_sessioneval_rubrics() -> list[Rubric] | None:
         its ordered deterministic :class:`pytest_sessioneval.Dimension` objects
         (each a pure scorer ``SessionContext -> Verdict``) and its judge ids.
 
-    A version that is already registered, dimension ids that collide, a missing
-    rubric text, or a scorer answering anything but a :class:`Verdict` with one
-    of the four statuses is a usage error.
+    A return value that is no list, a version that is already registered,
+    dimension ids that are not text or collide, a missing rubric text, or a
+    scorer answering anything but a :class:`Verdict` with one of the four
+    statuses, text evidence and a number (or ``None``) as score is a usage error.
     """

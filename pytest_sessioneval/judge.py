@@ -105,7 +105,10 @@ def judge_session(
             continue
         for verdict in _check(plugin, answer, rubric):
             if verdict["id"] in answered:
-                raise JudgeContractError(f"judge plugin {plugin!r}: {verdict['id']!r} was already answered by another judge")
+                raise JudgeContractError(
+                    f"judge plugin {plugin!r}: {verdict['id']!r} was already answered (by this judge or another); "
+                    "each judge dimension takes one verdict per session"
+                )
             answered[verdict["id"]] = DimensionVerdict(
                 verdict["id"], JUDGE, verdict["status"], verdict["evidence"], verdict.get("score"), "score" in verdict
             )

@@ -240,6 +240,10 @@ def _registered_rubrics(config: pytest.Config) -> dict[str, Rubric]:
             offered: Any = impl.function() or []
         except RubricError as exc:
             raise usage_error("--session-eval-rubric", f"plugin {plugin!r}: {exc}") from None
+        if not isinstance(offered, (list, tuple)):
+            raise usage_error(
+                "--session-eval-rubric", f"plugin {plugin!r} returned {offered!r}; expected a list of Rubric objects"
+            )
         for rubric in offered:
             if not isinstance(rubric, Rubric):
                 raise usage_error("--session-eval-rubric", f"plugin {plugin!r} registered {rubric!r}, not a Rubric")

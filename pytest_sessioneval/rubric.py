@@ -8,6 +8,7 @@ it in for the pre-registered check set shipped with this package.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,12 +127,24 @@ class Rubric:
     _sha256: list[str] = field(default_factory=list, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if type(self.version) is not str or is_blank(self.version):
+            raise RubricError(f"a rubric needs a version string that is not blank, not {self.version!r}")
+        if not isinstance(self.text_path, (str, os.PathLike)):
+            raise RubricError(f"rubric {self.version!r}: text_path must be a path, not {self.text_path!r}")
+        object.__setattr__(self, "text_path", Path(self.text_path))  # a str is taken as a path
+        if not isinstance(self.dimensions, (tuple, list)) or not all(isinstance(d, Dimension) for d in self.dimensions):
+            raise RubricError(f"rubric {self.version!r}: dimensions must be a tuple of Dimension objects")
+        object.__setattr__(self, "dimensions", tuple(self.dimensions))
+        if not isinstance(self.judge_ids, (tuple, list)):
+            raise RubricError(f"rubric {self.version!r}: judge_ids must be a tuple of strings")
+        object.__setattr__(self, "judge_ids", tuple(self.judge_ids))
         ids = [dimension.id for dimension in self.dimensions] + list(self.judge_ids)
+        for dimension_id in ids:
+            if type(dimension_id) is not str or is_blank(dimension_id):
+                raise RubricError(f"rubric {self.version!r}: a dimension id must be a string that is not blank, not {dimension_id!r}")
         duplicates = sorted({i for i in ids if ids.count(i) > 1})
         if duplicates:
             raise RubricError(f"rubric {self.version!r}: dimension ids collide: {', '.join(duplicates)}")
-        if type(self.version) is not str or is_blank(self.version):
-            raise RubricError(f"a rubric needs a version string that is not blank, not {self.version!r}")
 
     @property
     def dimension_ids(self) -> tuple[str, ...]:
@@ -162,12 +175,18 @@ class Rubric:
                 raise RubricError(
                     f"rubric {self.version!r}: scorer of {dimension.id!r} raised {type(exc).__name__}: {exc}"
                 ) from exc
-            if not isinstance(verdict, Verdict) or verdict.status not in STATUSES:
+            scored = dimension.scored
+            if (
+                not isinstance(verdict, Verdict)
+                or verdict.status not in STATUSES
+                or type(verdict.evidence) is not str
+                or (scored and verdict.score is not None and type(verdict.score) not in (int, float))
+            ):
                 raise RubricError(
                     f"rubric {self.version!r}: scorer of {dimension.id!r} returned {verdict!r}; "
-                    f"a scorer must return a Verdict with a status among {', '.join(STATUSES)}"
+                    f"a scorer must return a Verdict with a status among {', '.join(STATUSES)}, "
+                    "evidence text, and (for a scored dimension) a number or None as score"
                 )
-            scored = dimension.scored
             verdicts.append(
                 build(
                     dimension.id,

@@ -240,13 +240,35 @@ def pytest_sessioneval_rubrics():
          "*metrics/sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' raised KeyError: 'nope'*"),
         ('Rubric("mine", TEXT, (Dimension("x", lambda c: exec("raise SystemExit(3)")),))',
          "*metrics/sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' raised SystemExit: 3*"),
+        ('Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", "e", score="high"), scored=True),))',
+         "*sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' returned*a number or None as score*"),
+        ('Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("fail", 42)),))',
+         "*sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' returned*evidence text*"),
+        ('Rubric("mine", TEXT, (Dimension(5, lambda c: Verdict("pass", "e")),))', "*a dimension id must be a string that is not blank, not 5*"),
+        ('Rubric("mine", TEXT, [lambda c: None])', "*dimensions must be a tuple of Dimension objects*"),
+        ('Rubric("mine", 5, ())', "*text_path must be a path, not 5*"),
+        ('Rubric("mine", TEXT, ())', None),  # (a single Rubric, not a list: see below)
     ],
 )
-def test_broken_rubrics_are_usage_errors(pytester: pytest.Pytester, metrics: Path, rubric: str, message: str) -> None:
-    pytester.makeconftest(RUBRIC_PLUGIN.format(rubric=rubric))
+def test_broken_rubrics_are_usage_errors(pytester: pytest.Pytester, metrics: Path, rubric: str, message: str | None) -> None:
+    if message is None:  # the hook returns one Rubric instead of a list of them
+        pytester.makeconftest(RUBRIC_PLUGIN.format(rubric=rubric).replace(f"return [{rubric}]", f"return {rubric}"))
+        message = "*plugin * returned Rubric(*; expected a list of Rubric objects*"
+    else:
+        pytester.makeconftest(RUBRIC_PLUGIN.format(rubric=rubric))
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-rubric", "mine")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([message])
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+
+
+def test_a_rubric_text_path_may_be_a_string(tmp_path: Path) -> None:
+    from pytest_sessioneval import Dimension, Rubric, Verdict
+
+    text = tmp_path / "r.md"
+    text.write_text("r")
+    rubric = Rubric("r", str(text), (Dimension("x", lambda c: Verdict("pass", "")),))  # type: ignore[arg-type]
+    assert rubric.text_path == text and len(rubric.sha256) == 64
 
 
 def test_an_unknown_rubric_version_is_a_usage_error(pytester: pytest.Pytester, metrics: Path) -> None:
