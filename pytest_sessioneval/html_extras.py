@@ -13,11 +13,11 @@ when pytest-html is not installed, and registering twice is harmless.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from html import escape
 from typing import Any, Final
 
 import pytest
 
+from .html_report import html_text
 from .nodes import ITEM_KEYWORD
 from .rubric import JUDGE
 
@@ -62,8 +62,8 @@ class HtmlColumns:
             return
         ours = ITEM_KEYWORD in getattr(report, "keywords", {})
         verdict, evidence = verdict_and_evidence(getattr(report, "user_properties", ())) if ours else ("", "")
-        cells.insert(_POSITION, f'<td class="col-verdict">{escape(verdict, quote=True)}</td>')
-        cells.insert(_POSITION + 1, f'<td class="col-evidence">{escape(evidence, quote=True)}</td>')
+        cells.insert(_POSITION, f'<td class="col-verdict">{html_text(verdict)}</td>')
+        cells.insert(_POSITION + 1, f'<td class="col-evidence">{html_text(evidence)}</td>')
 
 
 def register(config: pytest.Config) -> bool:

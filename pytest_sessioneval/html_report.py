@@ -28,7 +28,7 @@ import hashlib
 import html
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
@@ -59,6 +59,7 @@ __all__ = [
     "ADVISORY_HEADING",
     "DOES_NOT_SHOW",
     "ReportData",
+    "html_text",
     "SessionRow",
     "VerdictCell",
     "render_report",
@@ -123,8 +124,13 @@ class SessionRow:
     verdicts: tuple[VerdictCell, ...]
 
     @classmethod
-    def from_evaluation(cls, evaluation: SessionEvaluation, source: str) -> SessionRow:
-        """The row of a scored session; ``source`` names its sessions file as the report shows it."""
+    def from_evaluation(
+        cls, evaluation: SessionEvaluation, source: str, shown: Collection[str] | None = None
+    ) -> SessionRow:
+        """The row of a scored session; ``source`` names its sessions file as the report shows it.
+
+        ``shown``: the dimension ids to show (those whose items ran), default all.
+        """
         started = evaluation.record.get("started_at")
         return cls(
             session_id=evaluation.session_id,
@@ -134,6 +140,7 @@ class SessionRow:
             verdicts=tuple(
                 VerdictCell(verdict.id, verdict.method, verdict.status, verdict.evidence, verdict.score)
                 for verdict in (*evaluation.dimensions, *evaluation.judge)
+                if shown is None or verdict.id in shown
             ),
         )
 
@@ -161,9 +168,28 @@ def write_report(report: ReportData, path: str | Path) -> None:
 # --------------------------------------------------------------------------- the data
 
 
-def _e(value: object) -> str:
-    """Escape any value for HTML text and (double- or single-quoted) attribute values."""
-    return html.escape(str(value), quote=True)
+# Characters an HTML page may not hold (C0 controls but tab and newlines, DEL, C1 controls,
+# lone surrogates, BMP noncharacters): shown as the escapes a node id uses.
+_UNPRINTABLE: Final = {
+    code: f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    for code in (
+        *(c for c in range(0x20) if c not in (0x09, 0x0A, 0x0D)),
+        *range(0x7F, 0xA0),
+        *range(0xD800, 0xE000),
+        *range(0xFDD0, 0xFDF0),
+        0xFFFE,
+        0xFFFF,
+    )
+}
+
+
+def html_text(value: object) -> str:
+    """Escape any value for HTML text and (double- or single-quoted) attribute values;
+    characters a page may not hold are shown as escapes (``\\x00``)."""
+    return html.escape(str(value).translate(_UNPRINTABLE), quote=True)
+
+
+_e = html_text
 
 
 def _deterministic(cell: VerdictCell) -> bool:

@@ -546,8 +546,9 @@ class SessionEvalRun:
         for path, evaluation in self.evaluations.items():
             source = bestrelpath(config.rootpath, path)
             for entry in evaluation.entries:
-                if isinstance(entry, SessionEvaluation) and self.tally.ran(source, entry.session_id):
-                    sessions.append(SessionRow.from_evaluation(entry, source))
+                if isinstance(entry, SessionEvaluation) and (ran := self.tally.ran(source, entry.session_id)):
+                    shown = ran | self.tally.judged_ran(source, entry.session_id)  # -k, -m: as the summary
+                    sessions.append(SessionRow.from_evaluation(entry, source, shown))
                 elif isinstance(entry, SkippedSession) and self.tally.skipped(source, entry.session_id):
                     not_scored.append((entry.session_id, entry.reason))
         report = ReportData(

@@ -26,9 +26,10 @@ class Tally:
 
     counts: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     judge_counts: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
-    # (data file as located, session id as it travels: see options.wire_safe); two files
-    # may hold the same session id, and only the items that ran count.
-    sessions: set[tuple[str, str]] = field(default_factory=set)
+    # (data file as located, session id as it travels: see options.wire_safe) -> the ids of
+    # its dimensions whose items ran; two files may hold the same session id.
+    sessions: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+    judged: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # the same for judge items
     not_scored: set[tuple[str, str]] = field(default_factory=set)
     unidentified: int = 0
     verification: Counter[str] = field(default_factory=Counter)
@@ -47,19 +48,26 @@ class Tally:
             self.verification[report.outcome] += 1
             return
         if "dimension" in props and "status" in props:
+            key = (report.location[0], wire_safe(props["session_id"]))
             if props.get("method") == "judge":
+                self.judged.setdefault(key, set()).add(props["dimension"])
                 self.judge_counts[props["dimension"]][props["status"]] += 1
                 return
+            self.sessions.setdefault(key, set()).add(props["dimension"])
             self.counts[props["dimension"]][props["status"]] += 1
-            self.sessions.add((report.location[0], wire_safe(props["session_id"])))
         elif props.get("eligible") is False:
             self.not_scored.add((report.location[0], wire_safe(props["session_id"])))
         elif "reason" in props and props.get("session_id") is None:
             self.unidentified += 1
 
-    def ran(self, file: str, session_id: str) -> bool:
-        """Whether items of this scored session of ``file`` (located as pytest does) ran."""
-        return (file, wire_safe(session_id)) in self.sessions
+    def ran(self, file: str, session_id: str) -> set[str]:
+        """The deterministic dimensions of this scored session of ``file`` (located as pytest
+        does) whose items ran: empty when none did (then the session counts as not run)."""
+        return self.sessions.get((file, wire_safe(session_id)), set())
+
+    def judged_ran(self, file: str, session_id: str) -> set[str]:
+        """The judge dimensions of this session whose items ran."""
+        return self.judged.get((file, wire_safe(session_id)), set())
 
     def skipped(self, file: str, session_id: str) -> bool:
         """Whether the item of this not-scored session of ``file`` ran."""

@@ -455,3 +455,20 @@ def test_weeks_at_the_ends_of_the_calendar_and_decades_apart() -> None:
     # Only the weeks that hold sessions, not the half a million between them.
     assert sorted(set(re.findall(r">(\d{4}-W\d\d)<", weekly))) == ["0001-W01", "2026-W30", "9999-W52"]
     assert "1 session without a parseable started_at (or one outside the years 1 to 9999)" in weekly
+
+
+def test_characters_a_page_may_not_hold_are_shown_as_escapes() -> None:
+    report = dataclasses.replace(hostile_report(), sessions=(row("a\x00b\x1bc\x85d\ud800e", "2026-07-20T09:00:00Z", {"gate-health": "pass"}),))
+    page = render_report(report)
+    assert not re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]", page)
+    assert "a\\x00b\\x1bc\\x85d\\ud800e" in page
+
+
+def test_the_page_counts_only_the_items_that_ran(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    examples = Path(__file__).resolve().parent.parent / "examples" / "metrics"
+    pytester.runpytest("--session-eval", str(examples), "-k", "gate-health", "--session-eval-html", "some.html")
+    page = (pytester.path / "some.html").read_text()
+    cells = re.findall(r'<td class="verdict" data-dimension="([^"]+)" data-status="([^"]*)"', page)
+    assert len(cells) == 12 * 5  # every scored session's row, a dash where the item did not run
+    assert {dimension for dimension, status in cells if status} == {"gate-health"}
