@@ -4,7 +4,8 @@ pass -> passed, fail -> failed, not-applicable -> skipped, cannot-determine ->
 xfailed (strict, so ``--runxfail`` turns it into a failure, never a pass).
 Outcomes come from markers set at collection; ``runtest`` only raises for the
 statuses that must not pass. Judge verdicts are advisory: ``fail`` and
-``cannot-determine`` are xfailed without running and never fail the run.
+``cannot-determine`` are xfailed without running (skipped under ``--runxfail``)
+and never fail the run.
 """
 
 from __future__ import annotations
@@ -63,8 +64,13 @@ def markers_for(status: Status, evidence: str, method: Method = DETERMINISTIC) -
 
 
 def raise_for(status: Status, evidence: str, method: Method = DETERMINISTIC) -> None:
-    """What ``runtest`` does: nothing for pass (or any judge verdict), raise for fail and cannot-determine."""
+    """What ``runtest`` does: nothing for pass, raise for fail and cannot-determine (a judge's
+    fail or cannot-determine, run only under ``--runxfail``, is skipped)."""
     if method == JUDGE:
+        if status in (FAIL, CANNOT_DETERMINE):
+            # Reached only under --runxfail, which ignores the xfail marker: an advisory
+            # verdict still decides no outcome, and is never shown as a pass.
+            pytest.skip(f"{status} ({ADVISORY}, not run under --runxfail): {evidence}")
         return
     if status == FAIL:
         raise VerdictFailed(evidence)

@@ -77,8 +77,10 @@ def test_judge_items_are_advisory_and_never_fail_the_run(pytester: pytest.Pytest
     assert calls(pytester) == [{"session_id": s, "dimensions": DETERMINISTIC} for s in ("a", "b")]
     deterministic_only = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "-m", "not judge")
     deterministic_only.assert_outcomes(passed=8, skipped=2)
-    runxfail = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "--runxfail", "-m", "judge")
+    runxfail = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "--runxfail", "-m", "judge", "-rs")
     assert runxfail.ret == pytest.ExitCode.OK
+    runxfail.assert_outcomes(passed=1, skipped=2)  # a judge's fail is never shown as a pass
+    runxfail.stdout.fnmatch_lines(["*fail (advisory, uncalibrated, not run under --runxfail): *"])
 
 
 def test_the_firewall_stamps_judge_fields_and_records_carry_them_last(pytester: pytest.Pytester, metrics: Path) -> None:
