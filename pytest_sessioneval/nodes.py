@@ -14,6 +14,7 @@ from _pytest.pathlib import bestrelpath
 from .engine import Evaluation, SessionEvaluation, SkippedSession, UnidentifiedRecord
 from .jsonl import InputProblem
 from .naming import escape_session_id
+from .options import wire_safe
 from .outcomes import VerdictFailed, VerdictUndetermined, markers_for, raise_for
 from .rubric import DimensionVerdict
 
@@ -160,8 +161,9 @@ class _RecordItem(pytest.Item):
 
     def add_properties(self, *pairs: tuple[str, Any]) -> None:
         """Add ``user_properties`` (JUnit XML properties), leaving out those with no value:
-        JUnit XML would write Python's ``None``. JSON reports keep them, as ``null``."""
-        self.user_properties.extend((name, value) for name, value in pairs if value is not None)
+        JUnit XML would write Python's ``None``. JSON reports keep them, as ``null``.
+        Text is made ``wire_safe`` here, so that reports are the same with and without xdist."""
+        self.user_properties.extend((name, wire_safe(value)) for name, value in pairs if value is not None)
 
     if _StructuredNodeId is not None:
         # pytest-xdist's --dist loadgroup tags an item by assigning ``item._nodeid``,

@@ -638,5 +638,5 @@ def _fail(session: pytest.Session) -> None:
 def pytest_json_runtest_metadata(item: pytest.Item, call: pytest.CallInfo[None]) -> dict[str, Any] | None:
     """pytest-json-report: each item's verdict under ``metadata.session_eval``."""
     if isinstance(item, _RecordItem):
-        return {"session_eval": item.metadata()}
+        return {"session_eval": wire_safe(item.metadata())}  # the same with and without xdist
     return None

@@ -307,6 +307,18 @@ def test_xdist_gives_the_same_outcomes_and_reports(pytester: pytest.Pytester, wr
     assert parallel_cases == serial_cases
 
 
+def test_xdist_gives_the_same_reports_for_text_with_a_lone_surrogate(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+    pytest.importorskip("xdist")
+    lone = '{"session_id":"s-\\ud800-x","status":"completed","started_at":"2026-07-20T09:00:00Z","completed_at":"2026-07-20T10:00:00Z"}'
+    metrics = write_metrics([lone, session("peer", "2026-07-20T09:30:00Z", "2026-07-20T11:00:00Z")], [])
+    serial_tests, serial_cases, _ = run_reports(pytester, metrics)
+    parallel_tests, parallel_cases, _ = run_reports(pytester, metrics, "-n", "2")
+    strip = lambda tests: {n: (t["outcome"], t["metadata"]) for n, t in tests.items()}  # noqa: E731
+    assert strip(parallel_tests) == strip(serial_tests)
+    assert parallel_cases == serial_cases
+    assert any(t["metadata"]["session_eval"]["session_id"] == "s-\\ud800-x" for t in serial_tests.values())
+
+
 def test_terminal_summary_counts_per_dimension_and_never_a_global_score(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
     metrics = one_of_each(write_metrics)
     result = pytester.runpytest("--session-eval", str(metrics))

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from _pytest._code.code import TerminalRepr
 
+from ..options import wire_safe
 from .review import Verdict
 
 __all__ = ["PolicyCheckFailed", "PolicyCheckItem", "PolicyDataFile"]
@@ -48,7 +49,7 @@ class PolicyCheckItem(pytest.Item):
         # A whole-file check has no scenario and no line: those properties are left out
         # (JUnit XML would write them as the text "None").
         self.user_properties.extend(
-            (name, value)
+            (name, wire_safe(value))  # the same text with and without xdist
             for name, value in (
                 ("policy_file", verdict.source.label),
                 ("scenario_id", verdict.scenario_id),

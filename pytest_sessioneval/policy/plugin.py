@@ -25,6 +25,7 @@ from ..options import (
     register_wire_safety,
     remember_default_args,
     usage_error,
+    wire_safe,
 )
 from .manifest import EnvelopeManifest, GoldenManifest
 from .nodes import PolicyCheckItem, PolicyDataFile
@@ -251,5 +252,5 @@ class PolicyRun:
 def pytest_json_runtest_metadata(item: pytest.Item, call: pytest.CallInfo[None]) -> dict[str, Any] | None:
     """pytest-json-report: each policy item's verdict under ``metadata.policy_eval``."""
     if isinstance(item, PolicyCheckItem):
-        return {"policy_eval": item.metadata()}
+        return {"policy_eval": wire_safe(item.metadata())}  # the same with and without xdist
     return None
