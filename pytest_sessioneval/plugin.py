@@ -536,7 +536,11 @@ class SessionEvalRun:
         """
         if is_worker(session.config) or self.dry_run or session.config.option.collectonly:
             return
-        if self.html_path is not None:
+        if self.html_path is not None and self.verify_path is not None:
+            self.journal_messages.append(
+                "HTML report: not written: re-verification (--session-eval-verify) scores no session to show"
+            )
+        elif self.html_path is not None:
             self._write_html(session.config)
         if self.journal_path is not None:
             self._append_journal(session)

@@ -577,3 +577,11 @@ def test_a_verify_journal_pytest_cannot_collect_is_named_by_its_option(pytester:
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "ev[1].jsonl")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --session-eval-verify: ev[[]1].jsonl: pytest cannot collect*"])
+
+
+def test_verification_writes_no_empty_page_and_says_so(pytester: pytest.Pytester, metrics: Path) -> None:
+    journal_run(pytester, metrics)
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "--session-eval-html", "page.html")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["HTML report: not written: re-verification (--session-eval-verify) scores no session to show"])
+    assert not (pytester.path / "page.html").exists()
