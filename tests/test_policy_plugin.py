@@ -770,3 +770,115 @@ def test_a_line_faulty_for_a_repeated_key_fails_once_not_also_as_a_missing_scena
     assert outcomes["prompts.jsonl::dataset[required-ids]"] == "PASSED"
     assert outcomes["decisions.jsonl::explain-snippet[known-scenario]"] == "SKIPPED"
     result.stdout.fnmatch_lines(["*cannot check: scenario 'explain-snippet' is named by a faulty line, prompts.jsonl:2 (see its check)*"])
+
+
+def failed_and_skipped(outcomes: dict[str, str]) -> tuple[list[str], list[str]]:
+    return sorted(n for n, o in outcomes.items() if o == "FAILED"), sorted(n for n, o in outcomes.items() if o == "SKIPPED")
+
+
+def example_copy(pytester: pytest.Pytester) -> Path:
+    shutil.copytree(EXAMPLES, pytester.path / "policy")
+    return pytester.path / "policy"
+
+
+BASELINE_FAILED = {  # the example's own failures
+    "policy/prompts.jsonl::hotfix-two-explorers[writer-role]",
+    "policy/prompts.jsonl::fix-failing-test[forward]",
+    "policy/decisions.jsonl::bulk-doc-update[worker-contract]",
+    "policy/decisions.jsonl::summarize-meeting-notes[known-scenario]",
+}
+
+
+def run_example(pytester: pytest.Pytester) -> tuple[set[str], list[str]]:
+    _, outcomes = run(pytester, "--policy-eval", "policy/prompts.jsonl", "--policy-decisions", "policy/decisions.jsonl")
+    failed, skipped = failed_and_skipped(outcomes)
+    return set(failed) - BASELINE_FAILED, skipped
+
+
+def test_an_unreadable_line_fails_once_and_the_rules_it_could_change_say_cannot_tell(pytester: pytest.Pytester) -> None:
+    data = example_copy(pytester)
+    lines = (data / "prompts.jsonl").read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if '"explain-code-snippet"' in line)
+    lines[at] = lines[at][:-1] + ",}"  # a trailing comma: the line is no JSON
+    (data / "prompts.jsonl").write_text("\n".join(lines) + "\n")
+    failed, skipped = run_example(pytester)
+    assert failed == {f"policy/prompts.jsonl::line-{at + 1}[json]"}
+    assert {"policy/prompts.jsonl::dataset[min-records]", "policy/prompts.jsonl::dataset[required-ids]"} <= set(skipped)
+    assert "policy/decisions.jsonl::explain-code-snippet[known-scenario]" in skipped
+
+
+def test_a_line_that_repeats_a_key_still_counts_toward_the_dataset_rules(pytester: pytest.Pytester) -> None:
+    data = example_copy(pytester)
+    lines = (data / "prompts.jsonl").read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if '"delegation-disabled-by-config"' in line)
+    lines[at] = lines[at][:-1] + ', "expected_fallback": "none"}'
+    (data / "prompts.jsonl").write_text("\n".join(lines) + "\n")
+    failed, _ = run_example(pytester)
+    assert failed == {f"policy/prompts.jsonl::line-{at + 1}[duplicate-key]"}
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "fails"),
+    [
+        ("expected_delegation_decision", "delgate", "fields"),  # invalid: its fields check fails, no quota does
+        ("group", 1, "fields"),
+        ("group", "negatve", "dataset[quota:labels-declared]"),  # valid text, no quota: one closure item
+    ],
+)
+def test_one_bad_label_fails_one_item(pytester: pytest.Pytester, field: str, value: Any, fails: str) -> None:
+    data = example_copy(pytester)
+    if field == "group":
+        cases = json.loads((data / "golden.json").read_text())
+        index = next(i for i, case in enumerate(cases) if case["group"] == "negative")
+        cases[index][field] = value
+        (data / "golden.json").write_text(json.dumps(cases, indent=1))
+        subject = f"policy/golden.json::{cases[index]['id']}[fields]"
+    else:
+        records = [json.loads(line) for line in (data / "prompts.jsonl").read_text().splitlines()]
+        index = next(i for i, record in enumerate(records) if record[field] == "delegate")
+        records[index][field] = value
+        (data / "prompts.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+        subject = f"policy/prompts.jsonl::{records[index]['id']}[fields]"
+    failed, _ = run_example(pytester)
+    expected = subject if fails == "fields" else f"policy/golden.json::{fails}"
+    assert failed == {expected}
+
+
+def test_an_invalid_golden_manifest_guesses_no_rationale_rule(pytester: pytest.Pytester) -> None:
+    data = example_copy(pytester)
+    manifest = json.loads((data / "golden.manifest.json").read_text())
+    manifest["min_record"] = manifest.pop("min_records")
+    (data / "golden.manifest.json").write_text(json.dumps(manifest))
+    cases = json.loads((data / "golden.json").read_text())
+    for case in cases:
+        case.pop("rationale", None)
+    (data / "golden.json").write_text(json.dumps(cases, indent=1))
+    failed, skipped = run_example(pytester)
+    assert failed == {"policy/golden.json::dataset[manifest]"}
+    assert all(n in skipped for n in (f"policy/golden.json::{c['id']}[rationale]" for c in cases))
+
+
+def test_groups_of_values_that_are_no_strings_match_whatever_the_key_order(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(parent_only("a"), parent_only("b", expected_worker_count_range={"max": 0, "min": 0})))
+    write(pytester, "prompts.manifest.json", json.dumps(
+        {"quotas": {"label_field": "expected_worker_count_range", "per_label": {'{"min": 0, "max": 0}': 2}}}
+    ))
+    _, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
+    assert outcomes['prompts.jsonl::dataset[quota:label={"min": 0, "max": 0}]'] == "PASSED"
+    assert outcomes["prompts.jsonl::dataset[quota:labels-declared]"] == "PASSED"
+
+
+def test_a_grouping_field_that_is_no_record_field_is_reported_at_its_line_beside_other_problems(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario()))
+    write(pytester, "prompts.manifest.json", '{\n  "min_records": "3",\n  "quotas": {\n    "label_field": "expected_decision"\n  }\n}\n')
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
+    assert outcomes["prompts.jsonl::dataset[manifest]"] == "FAILED"
+    result.stdout.fnmatch_lines_random(["*prompts.manifest.json:2: min_records is*", "*prompts.manifest.json:3: quotas: quotas group by 'expected_decision'*"])
+
+
+def test_an_observation_on_a_faulty_line_is_named_by_the_forward_skip(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario()))
+    write(pytester, "decisions.jsonl", json.dumps(observation())[:-1] + ', "fallback": "parent-only"}\n')
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl", "-rs")
+    assert outcomes["prompts.jsonl::fix-failing-test[forward]"] == "SKIPPED"
+    result.stdout.fnmatch_lines(["*cannot compare: the observation for scenario 'fix-failing-test' is on a faulty line, decisions.jsonl:1 (see its check)*"])

@@ -471,17 +471,22 @@ class TestManifest:
             "quota:locale=en": True,
             "quota:label=neg,locale=en": False,
             "quota:label=neg,locale=de": False,
-            # Every group a record falls in must be declared: 'de' has no per_locale quota,
-            # ('pos', 'de') no per_label_locale one.
+            # Every group a record falls in must be declared: 'de' has no per_locale quota. The
+            # pair ('pos', 'de') has none either, but its locale is reported already: one mistake,
+            # one failure.
             "quota:labels-declared": True,
             "quota:locales-declared": False,
-            "quota:label-locales-declared": False,
+            "quota:label-locales-declared": True,
         }
         assert findings["quota:locales-declared"].message == (
             "g.json has 1 records whose locale has no quota in quotas.per_locale of g.manifest.json: 'de' (1); "
             "relabel them, declare a quota for it, or set quotas.allow_undeclared"
         )
-        assert "'pos' and 'de' (1)" in findings["quota:label-locales-declared"].message
+        en_only = [*records[:2], {"id": "c", "group": "pos", "locale": "en"}]
+        pair = {f.check: f for f in check_dataset(manifest, en_only, data="g.json", manifest_name="g.manifest.json")}
+        assert pair["quota:locales-declared"].held is True and pair["quota:locale=en"].held is False  # 3, not 2
+        assert pair["quota:label-locales-declared"].held is False
+        assert "'pos' and 'en' (1)" in pair["quota:label-locales-declared"].message
         opened = manifest.model_copy(update={"quotas": manifest.quotas.model_copy(update={"allow_undeclared": True})})  # type: ignore[union-attr]
         checks = [f.check for f in check_dataset(opened, records, data="g.json", manifest_name="g.manifest.json")]
         assert not [check for check in checks if check.endswith("-declared")]

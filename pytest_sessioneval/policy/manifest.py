@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Final, Union
 
@@ -21,6 +21,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainValidator,
+    field_validator,
     model_validator,
 )
 
@@ -158,16 +159,19 @@ class EnvelopeManifest(DatasetManifest):
         default=None, description="a golden set (JSON list of cases), relative to the manifest's directory"
     )
 
-    @model_validator(mode="after")
-    def _record_fields(self) -> EnvelopeManifest:
-        if self.quotas is not None:
-            for declared in (self.quotas.label_field, self.quotas.locale_field):
+    @field_validator("quotas")
+    @classmethod
+    def _record_fields(cls, quotas: Quotas | None) -> Quotas | None:
+        # A field validator (not one of the whole model): it is reported at the quotas' line,
+        # also when another key of the manifest is invalid too.
+        if quotas is not None:
+            for declared in (quotas.label_field, quotas.locale_field):
                 if declared is not None and declared not in SCENARIO_FIELDS:
                     raise ValueError(
                         f"quotas group by {declared!r}, which is not a field of a scenario record "
                         f"(the fields are: {', '.join(SCENARIO_FIELDS)})"
                     )
-        return self
+        return quotas
 
 
 class GoldenManifest(DatasetManifest):
@@ -190,14 +194,15 @@ class DatasetFinding:
     """
 
     check: str
-    held: bool
+    held: bool | None  # None: cannot tell, faults of the file itself could make up the difference
     message: str
     key: tuple[str, ...]
 
 
 def group_of(record: Mapping[str, Any], name: str) -> str | None:
     """The group a record's field puts it in: a string as it is, any other value as its
-    JSON text (``1``, ``true``, ``["a","b"]``), since a manifest names groups by text.
+    compact JSON text with sorted keys (``1``, ``true``, ``["a","b"]``, ``{"max":0,"min":0}``),
+    since a manifest names groups by text.
     ``None`` when the record lacks the field: it belongs to no group of it."""
     if name not in record:
         return None
@@ -205,22 +210,37 @@ def group_of(record: Mapping[str, Any], name: str) -> str | None:
     if type(value) is str:
         return value
     try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
     except (TypeError, ValueError, RecursionError):
         return repr(value)
 
 
-def _grouped(records: Sequence[Mapping[str, Any]], *names: str) -> Counter[tuple[str, ...]]:
+def _declared(key: str) -> str:
+    """A manifest's group name as ``group_of`` spells a record's value: JSON text of a value
+    that is no string is normalised (``{"min": 0, "max": 0}`` as ``{"max":0,"min":0}``)."""
+    try:
+        value = json.loads(key)
+    except (ValueError, RecursionError):
+        return key
+    if type(value) is str:
+        return key
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
+
+
+def _grouped(
+    records: Sequence[Mapping[str, Any]], invalid: Sequence[Collection[str]], *names: str
+) -> tuple[Counter[tuple[str, ...]], int]:
+    """Records counted by their groups in ``names``, and how many could not be placed (a field
+    missing or invalid: its ``fields`` check fails already)."""
     counts: Counter[tuple[str, ...]] = Counter()
-    for record in records:
+    unplaced = 0
+    for record, bad in zip(records, invalid):
         values = tuple(group_of(record, name) for name in names)
-        if None not in values:
+        if None in values or any(name in bad for name in names):
+            unplaced += 1
+        else:
             counts[values] += 1  # type: ignore[index]
-    return counts
-
-
-def _undeclared(counts: Counter[tuple[str, ...]], declared: set[tuple[str, ...]]) -> list[tuple[tuple[str, ...], int]]:
-    return [(group, count) for group, count in counts.items() if group not in declared]
+    return counts, unplaced
 
 
 def check_dataset(
@@ -230,68 +250,84 @@ def check_dataset(
     data: str,
     manifest_name: str,
     noun: str = "records",
-    faulty_ids: Mapping[str, int] | None = None,
+    invalid_fields: Sequence[Collection[str]] | None = None,
+    unreadable: int = 0,
 ) -> list[DatasetFinding]:
     """Every dataset-level rule the manifest declares, checked against ``records``.
 
-    ``records`` are the JSON objects of the file (lines that are not objects
-    are not records); ``data`` and ``manifest_name`` name the files in messages.
-    ``faulty_ids`` are ids of lines that are no record only for a fault of their
-    own (id -> line): a required id among them counts as present, its line's
-    fault being the one failure.
+    ``records`` are the JSON objects of the file; ``data`` and ``manifest_name``
+    name the files in messages. A rule fails only when it fails whatever the
+    file's own faults hide, each fault failing its own item already:
+    ``unreadable`` lines could each have been a record, and a record is in no
+    group of a field ``invalid_fields`` (aligned with ``records``) names. When
+    those could make up the difference, the finding is ``held=None``: cannot tell.
     """
-    faulty_ids = faulty_ids or {}
+    invalid = invalid_fields if invalid_fields is not None else [()] * len(records)
     findings: list[DatasetFinding] = []
     if manifest.min_records is not None:
         count, least = len(records), manifest.min_records
-        findings.append(
-            DatasetFinding(
-                "min-records",
-                count >= least,
-                f"{data} holds {count} {noun}, fewer than the {least} that min_records in {manifest_name} "
-                f"requires; add {noun} or lower min_records"
-                if count < least
-                else f"{data} holds {count} {noun}, at least min_records {least}",
+        if count >= least:
+            findings.append(DatasetFinding(
+                "min-records", True, f"{data} holds {count} {noun}, at least min_records {least}", ("min_records",)
+            ))
+        elif count + unreadable >= least:
+            findings.append(DatasetFinding(
+                "min-records", None,
+                f"cannot tell: {data} holds {count} {noun} and {unreadable} line(s) that could not be read "
+                f"(see their checks); min_records in {manifest_name} is {least}",
                 ("min_records",),
-            )
-        )
+            ))
+        else:
+            findings.append(DatasetFinding(
+                "min-records", False,
+                f"{data} holds {count} {noun}, fewer than the {least} that min_records in {manifest_name} "
+                f"requires; add {noun} or lower min_records",
+                ("min_records",),
+            ))
     if manifest.required_ids:
         present = {record["id"] for record in records if isinstance(record.get("id"), str)}
-        missing = [wanted for wanted in manifest.required_ids if wanted not in present and wanted not in faulty_ids]
-        on_faults = [f"{wanted!r} (line {faulty_ids[wanted]})" for wanted in manifest.required_ids
-                     if wanted not in present and wanted in faulty_ids]
-        findings.append(
-            DatasetFinding(
-                "required-ids",
-                not missing,
+        missing = [wanted for wanted in manifest.required_ids if wanted not in present]
+        if not missing:
+            held: bool | None = True
+            text = f"all {len(manifest.required_ids)} required ids are present"
+        elif unreadable:
+            held = None
+            text = (
+                f"cannot tell whether {data} holds {', '.join(map(repr, missing))}: {unreadable} line(s) "
+                "could not be read (see their checks)"
+            )
+        else:
+            held = False
+            text = (
                 f"{data} lacks {len(missing)} of the {len(manifest.required_ids)} required id(s): "
                 f"{', '.join(map(repr, missing))}; add them, or remove them from required_ids in {manifest_name}"
-                if missing
-                else f"all {len(manifest.required_ids)} required ids are present"
-                + (f", {', '.join(on_faults)} on a faulty line (see its check)" if on_faults else ""),
-                ("required_ids",),
             )
-        )
+        findings.append(DatasetFinding("required-ids", held, text, ("required_ids",)))
     quotas = manifest.quotas
     if quotas is None:
         return findings
 
-    def finding(check: str, key: tuple[str, ...], quota: Quota, count: int, what: str) -> DatasetFinding:
-        held = quota_admits(quota, count)
+    def finding(check: str, key: tuple[str, ...], quota: Quota, count: int, unsure: int, what: str) -> DatasetFinding:
         wanted = describe_quota(quota)
+        if quota_admits(quota, count):
+            return DatasetFinding(check, True, f"{data} has {count} {noun} with {what} ({wanted})", key)
+        least = quota if isinstance(quota, int) else quota.min
+        if least is not None and count < least <= count + unsure:
+            return DatasetFinding(
+                check, None,
+                f"cannot tell: {data} has {count} {noun} with {what} and {unsure} that could not be placed "
+                f"(faulty lines, invalid or undeclared values: see their checks); {manifest_name} requires {wanted}",
+                key,
+            )
         return DatasetFinding(
-            check,
-            held,
+            check, False,
             f"{data} has {count} {noun} with {what}, but {manifest_name} requires {wanted} "
-            f"(quotas.{'.'.join(key[1:])}); add or relabel {noun}, or change the quota"
-            if not held
-            else f"{data} has {count} {noun} with {what} ({wanted})",
+            f"(quotas.{'.'.join(key[1:])}); add or relabel {noun}, or change the quota",
             key,
         )
 
-    def closed(check: str, key: tuple[str, ...], counts: Counter[tuple[str, ...]], declared: set[tuple[str, ...]], what: str) -> DatasetFinding:
+    def closed(check: str, key: tuple[str, ...], others: list[tuple[tuple[str, ...], int]], what: str) -> DatasetFinding:
         """Whether every group the records fall in has a quota (unless the manifest allows others)."""
-        others = _undeclared(counts, declared)
         place = f"quotas.{key[1]}"
         if not others:
             return DatasetFinding(check, True, f"every {what} of the {noun} has a quota in {place}", key)
@@ -306,35 +342,68 @@ def check_dataset(
             key,
         )
 
+    closed_groups = not quotas.allow_undeclared
+    undeclared: dict[str, set[str]] = {}  # field -> its values that no quota names (when closed)
     for group, field_name, quota_of in (
         ("label", quotas.label_field, quotas.per_label),
         ("locale", quotas.locale_field, quotas.per_locale),
     ):
-        if quota_of:
-            counts = _grouped(records, field_name)  # type: ignore[arg-type]
-            for value, quota in quota_of.items():
-                findings.append(
-                    finding(f"quota:{group}={value}", ("quotas", f"per_{group}", value), quota,
-                            counts[(value,)], f"{field_name} {value!r}")
-                )
-            if not quotas.allow_undeclared:
-                findings.append(closed(f"quota:{group}s-declared", ("quotas", f"per_{group}"), counts,
-                                       {(value,) for value in quota_of}, f"{field_name}"))
+        if not quota_of:
+            continue
+        assert field_name is not None
+        counts, unplaced = _grouped(records, invalid, field_name)
+        names = {_declared(value) for value in quota_of}
+        others = [(value, count) for value, count in counts.items() if value[0] not in names]
+        if closed_groups:
+            undeclared[field_name] = {value[0] for value, _ in others}
+        # A record whose value no quota names may be a typo of a quota's value: it could count there.
+        unsure = unreadable + unplaced + (sum(count for _, count in others) if closed_groups else 0)
+        for value, quota in quota_of.items():
+            findings.append(
+                finding(f"quota:{group}={value}", ("quotas", f"per_{group}", value), quota,
+                        counts[(_declared(value),)], unsure, f"{field_name} {value!r}")
+            )
+        if closed_groups:
+            findings.append(closed(f"quota:{group}s-declared", ("quotas", f"per_{group}"), others, field_name))
     if quotas.per_label_locale:
-        by_both = _grouped(records, quotas.label_field, quotas.locale_field)  # type: ignore[arg-type]
+        label_field, locale_field = quotas.label_field, quotas.locale_field
+        assert label_field is not None and locale_field is not None
+        by_both, unplaced = _grouped(records, invalid, label_field, locale_field)
+        pairs = {
+            (_declared(label), _declared(locale)) for label, locales in quotas.per_label_locale.items() for locale in locales
+        }
+        others = [(pair, count) for pair, count in by_both.items() if pair not in pairs]
+        labels = {_declared(label) for label in (*quotas.per_label, *quotas.per_label_locale)}
+        locales_known = {
+            _declared(locale)
+            for locale in (*quotas.per_locale, *(locale for locales in quotas.per_label_locale.values() for locale in locales))
+        }
         for label, locales in quotas.per_label_locale.items():
             for locale, quota in locales.items():
+                spelled = (_declared(label), _declared(locale))
+                # A record of an undeclared pair could count here if fixing a value no quota
+                # knows (a typo) would make it this pair.
+                could = sum(
+                    count for (other_label, other_locale), count in others
+                    if (other_label == spelled[0] or other_label not in labels)
+                    and (other_locale == spelled[1] or other_locale not in locales_known)
+                ) if closed_groups else 0
                 findings.append(
                     finding(
                         f"quota:label={label},locale={locale}",
                         ("quotas", "per_label_locale", label, locale),
                         quota,
-                        by_both[(label, locale)],
-                        f"{quotas.label_field} {label!r} and {quotas.locale_field} {locale!r}",
+                        by_both[spelled],
+                        unreadable + unplaced + could,
+                        f"{label_field} {label!r} and {locale_field} {locale!r}",
                     )
                 )
-        if not quotas.allow_undeclared:
-            pairs: set[tuple[str, ...]] = {(label, locale) for label, locales in quotas.per_label_locale.items() for locale in locales}
-            findings.append(closed("quota:label-locales-declared", ("quotas", "per_label_locale"), by_both,
-                                   pairs, f"pair of {quotas.label_field} and {quotas.locale_field}"))
+        if closed_groups:
+            # A pair whose label or locale is already reported as undeclared is not reported again.
+            fresh = [
+                (pair, count) for pair, count in others
+                if pair[0] not in undeclared.get(label_field, ()) and pair[1] not in undeclared.get(locale_field, ())
+            ]
+            findings.append(closed("quota:label-locales-declared", ("quotas", "per_label_locale"), fresh,
+                                   f"pair of {label_field} and {locale_field}"))
     return findings

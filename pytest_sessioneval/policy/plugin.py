@@ -219,12 +219,14 @@ class PolicyRun:
         if log is not None:
             known: dict[str, list[str]] = {}
             faulty: dict[str, str] = {}
+            unreadable: list[str] = []
             for _, envelopes in sets:
                 for scenario_id in sorted(envelopes.ids):
                     known.setdefault(scenario_id, []).append(envelopes.file.label)
                 for scenario_id, line in envelopes.faulty_ids.items():
                     faulty.setdefault(scenario_id, envelopes.file.at(line))
-            self.verdicts[log.file.path] = ("decisions", review_decision_log(log, known, faulty))
+                unreadable += [envelopes.file.at(line) for line in envelopes.unreadable_lines]
+            self.verdicts[log.file.path] = ("decisions", review_decision_log(log, known, faulty, unreadable))
         for golden_source, golden in goldens:
             self.verdicts[golden_source.file.path] = ("golden-set", review_golden_set(golden, golden_source.manifest))
 

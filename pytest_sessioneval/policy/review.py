@@ -174,6 +174,14 @@ class _Dataset:
         return {record.key for record in self.records if record.key is not None}
 
     @cached_property
+    def unreadable_lines(self) -> list[int]:
+        """Lines that could have held a record but cannot be read (not JSON, not UTF-8, too long)."""
+        return [
+            entry.line for entry in self.entries
+            if isinstance(entry, LineFault) and entry.value is None and entry.check in ("json", "utf-8", "line-length")
+        ]
+
+    @cached_property
     def faulty_ids(self) -> dict[str, int]:
         """Ids of lines that are no record only for a repeated key: id -> its first such line.
 
@@ -424,13 +432,19 @@ def _dataset_verdicts(dataset: _Dataset, manifest: ManifestLoad[Any], noun: str)
         return [Verdict("dataset", "manifest", "failed", detail, manifest.file, manifest.problems[0][0])]
     document = manifest.document
     assert document is not None
+    # A line that repeats a key still holds its object: it counts (its fault is its item's).
+    repeated = [entry.value for entry in dataset.entries if isinstance(entry, LineFault) and entry.value is not None]
     findings = check_dataset(
         manifest.manifest,
-        [record.raw for record in dataset.records],
+        [*(record.raw for record in dataset.records), *repeated],
         data=file.label,
         manifest_name=manifest.file.label,
         noun=noun,
-        faulty_ids=dataset.faulty_ids,
+        invalid_fields=[
+            *({problem.field for problem in record.fields.problems} for record in dataset.records),
+            *(() for _ in repeated),
+        ],
+        unreadable=len(dataset.unreadable_lines),
     )
     verdicts = [
         Verdict("dataset", "manifest", "passed",
@@ -445,6 +459,8 @@ def _dataset_verdicts(dataset: _Dataset, manifest: ManifestLoad[Any], noun: str)
             assert isinstance(fault, LineFault)
             outcome = "skipped"
             text = f"cannot check: {file.label} could not be read (line {fault.line}, see its {fault.check} check)"
+        elif finding.held is None:
+            outcome, text = "skipped", f"{manifest.file.at(line)}: {finding.message}"
         else:
             outcome = "passed" if finding.held else "failed"
             text = f"{manifest.file.at(line)}: {finding.message}" + ("." if not finding.held else "")
@@ -463,6 +479,12 @@ def _forward_verdict(file: DataFile, subject: str, record: Record, decisions: De
             "skipped", f"cannot compare: the envelope's {record.fields.explain_invalid(*FORWARD_FIELDS)} (see the fields check)"
         )
     seen = decisions.for_scenario(record.key)
+    if not seen and record.key in decisions.faulty_ids:
+        return verdict(
+            "skipped",
+            f"cannot compare: the observation for scenario {record.key!r} is on a faulty line, "
+            f"{log.at(decisions.faulty_ids[record.key])} (see its check)",
+        )
     if not seen:
         return verdict("skipped", f"no observation for scenario {record.key!r} in {log.label}")
     if len(seen) > 1:
@@ -524,14 +546,19 @@ def review_envelope_set(
 
 
 def review_decision_log(
-    decisions: DecisionLog, known: Mapping[str, Sequence[str]], faulty: Mapping[str, str] | None = None
+    decisions: DecisionLog,
+    known: Mapping[str, Sequence[str]],
+    faulty: Mapping[str, str] | None = None,
+    unreadable: Sequence[str] = (),
 ) -> list[Verdict]:
     """Every check of a decisions file: each observation's fields, id, scenario and worker results.
 
     ``known`` maps every scenario id of the envelope sets under test to the
     labels of the sets that define it; an observation of any other id fails,
     unless ``faulty`` says where a faulty line names it (``label:line``): then
-    its check is skipped, that line's item having failed.
+    its check is skipped, that line's item having failed; and so is the check of
+    any other id while ``unreadable`` names lines of the envelope sets that could
+    not be read (``label:line``): the scenario may be on one of them.
     """
     faulty = faulty or {}
     file = decisions.file
@@ -549,6 +576,12 @@ def review_decision_log(
                 verdicts.append(Verdict(subject, "known-scenario", "passed", detail, file, entry.line, entry.key))
             elif entry.key in faulty:
                 detail = f"cannot check: scenario {entry.key!r} is named by a faulty line, {faulty[entry.key]} (see its check)"
+                verdicts.append(Verdict(subject, "known-scenario", "skipped", detail, file, entry.line, entry.key))
+            elif unreadable:
+                detail = (
+                    f"cannot tell: scenario {entry.key!r} may be defined on a line that could not be read "
+                    f"({', '.join(unreadable)}; see its check)"
+                )
                 verdicts.append(Verdict(subject, "known-scenario", "skipped", detail, file, entry.line, entry.key))
             else:
                 detail = (
@@ -585,6 +618,14 @@ def review_golden_set(golden: GoldenSet, manifest: ManifestLoad[GoldenManifest])
                 file, subject, entry, who, first, "ids are unique in the golden set, so rename one or remove the repeat"
             ))
         group = entry.fields.values.get("group")
+        if manifest.found and manifest.manifest is None and group is not None:
+            # Which groups need a rationale is the manifest's to say: not guessed from the default.
+            detail = (
+                f"{file.at(entry.line)}: {who}: cannot tell whether it needs a rationale: "
+                f"{manifest.file.label} is invalid (see dataset[manifest])"
+            )
+            verdicts.append(Verdict(subject, "rationale", "skipped", detail, file, entry.line, entry.key))
+            continue
         if group in rules.rationale_required_for:
             if any(problem.field == "rationale" and problem.kind == "invalid" for problem in entry.fields.problems):
                 detail = f"{file.at(entry.line)}: {who}: cannot tell: its rationale is invalid (see the fields check)"
