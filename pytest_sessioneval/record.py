@@ -227,14 +227,23 @@ def validate_record(obj: object) -> EvalRecord:
     """Validate a record; raise ``InvalidRecord`` naming every field that is wrong."""
     if not isinstance(obj, dict):
         raise InvalidRecord([("record", "must be a JSON object")])
+    seen: dict[str, str] = {}
+    # A global score is named here, so that the fields are still checked (the model's own
+    # check would stop at it).
+    for key in FORBIDDEN_GLOBAL_SCORE_KEYS:
+        if key in obj:
+            seen[key] = (
+                f"a record must not carry a global score ({key!r}): the standard allows per-dimension verdicts only"
+            )
     try:
-        return EvalRecord.model_validate(obj)
+        record = EvalRecord.model_validate({key: value for key, value in obj.items() if key not in seen})
     except ValidationError as exc:
-        seen: dict[str, str] = {}
         for error in exc.errors(include_url=False):
             message = str(error["msg"]).removeprefix("Value error, ")
             seen.setdefault(_field_path(tuple(error["loc"])), message)
+    if seen:
         raise InvalidRecord(list(seen.items())) from None
+    return record
 
 
 def _pick(obj: object, allowed: tuple[str, ...]) -> dict[str, Any]:

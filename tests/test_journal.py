@@ -143,6 +143,14 @@ def test_invalid_records_name_the_field(change: Any, field: str) -> None:
     assert field in str(excinfo.value)
 
 
+def test_a_global_score_is_named_along_with_every_other_wrong_field() -> None:
+    record = reference_record(overall=1)
+    record["kpis"]["token_input"] = "x"
+    with pytest.raises(InvalidRecord) as excinfo:
+        validate_record(record)
+    assert [field for field, _ in excinfo.value.problems] == ["overall", "kpis.token_input"]
+
+
 def test_submission_projection_keeps_only_the_whitelist() -> None:
     record = reference_record(secret_path="/home/me/repo", session_id="main-1")
     record["harness"]["hostname"] = "build-host"
