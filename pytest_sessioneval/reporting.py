@@ -90,7 +90,7 @@ class Tally:
         if verification:
             lines.insert(0, verification)
         if self.not_scored:
-            lines[0] += f", {len(self.not_scored)} not scored (abandoned or unfinished)"
+            lines[0] += f", {len(self.not_scored)} not scored (abandoned, unfinished or without evidence of work)"
         if self.unidentified:
             lines[0] += f", {self.unidentified} record(s) without a usable session_id"
         lines.extend(_table(self.counts, dimension_order, rates=True))
