@@ -91,6 +91,12 @@ def _resolve_sources(config: pytest.Config, paths: list[Path]) -> dict[Path, Pat
             raise usage_error("--session-eval", f"{path}: directory holds no sessions.jsonl")
         sessions, beside = resolve_inputs(path, events)
         readable_file("--session-eval", sessions)
+        if beside is not None and file_identity(beside) == file_identity(sessions):
+            raise usage_error(
+                "--session-eval",
+                f"{sessions}: is the events file of this run too; give the sessions.jsonl (or the "
+                "directory holding both)",
+            )
         if events is None:  # the events.jsonl beside, when there is one, must be readable
             near = sessions.parent / "events.jsonl"
             kind = path_kind("--session-eval", near)
