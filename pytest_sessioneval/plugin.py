@@ -548,6 +548,10 @@ class SessionEvalRun:
             )
         elif self.html_path is not None:
             self._write_html(session.config)
+            if self.report_journals:
+                self.journal_messages.append(
+                    "HTML report: the journals given as input are not drawn; the page shows the sessions scored in this run"
+                )
         if self.journal_path is not None:
             self._append_journal(session)
 

@@ -31,6 +31,10 @@ class Tally:
     sessions: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     judged: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # the same for judge items
     not_scored: set[tuple[str, str]] = field(default_factory=set)
+    # A journal given as input may hold several evaluations of one session: each of its
+    # dimensions counts once, by its latest record (the last line). (file, session, dimension,
+    # judge?) -> (line, status).
+    stored: dict[tuple[str, str, str, bool], tuple[int, str]] = field(default_factory=dict)
     unidentified: int = 0
     verification: Counter[str] = field(default_factory=Counter)
     # The data files whose items are counted, as pytest locates them (relative to the
@@ -49,6 +53,15 @@ class Tally:
             return
         if "dimension" in props and "status" in props:
             key = (report.location[0], wire_safe(props["session_id"]))
+            if "run_id" in props:  # a stored record of a journal given as input
+                judge = props.get("method") == "judge"
+                (self.judged if judge else self.sessions).setdefault(key, set()).add(props["dimension"])
+                slot = (*key, props["dimension"], judge)
+                given = props.get("line")
+                line = given if type(given) is int else 0
+                if slot not in self.stored or self.stored[slot][0] <= line:
+                    self.stored[slot] = (line, props["status"])
+                return
             if props.get("method") == "judge":
                 self.judged.setdefault(key, set()).add(props["dimension"])
                 self.judge_counts[props["dimension"]][props["status"]] += 1
@@ -82,9 +95,18 @@ class Tally:
             f"{self.verification['skipped']} not re-verifiable (judge)"
         )
 
+    def _with_stored(self, counts: dict[str, Counter[str]], judge: bool) -> dict[str, Counter[str]]:
+        merged: dict[str, Counter[str]] = defaultdict(Counter, {d: Counter(c) for d, c in counts.items()})
+        for (_, _, dimension, is_judge), (_, status) in self.stored.items():
+            if is_judge == judge:
+                merged[dimension][status] += 1
+        return merged
+
     def lines(self, dimension_order: tuple[str, ...], rubric: str, judge_order: tuple[str, ...] = ()) -> list[str]:
         verification = self.verification_line()
-        if verification and not self.counts:
+        counts = self._with_stored(self.counts, judge=False)
+        judge_counts = self._with_stored(self.judge_counts, judge=True)
+        if verification and not counts:
             return [verification]
         lines = [f"{rubric}: {len(self.sessions)} session(s) scored"]
         if verification:
@@ -93,15 +115,15 @@ class Tally:
             lines[0] += f", {len(self.not_scored)} not scored (abandoned, unfinished or without evidence of work)"
         if self.unidentified:
             lines[0] += f", {self.unidentified} record(s) without a usable session_id"
-        lines.extend(_table(self.counts, dimension_order, rates=True))
-        if self.counts:
-            rates = [DimensionRate.from_counts(d, self.counts[d]) for d in _ordered(self.counts, dimension_order)]
+        lines.extend(_table(counts, dimension_order, rates=True))
+        if counts:
+            rates = [DimensionRate.from_counts(d, counts[d]) for d in _ordered(counts, dimension_order)]
             lines.append("Pass rate = pass / (pass + fail), over the sessions where the dimension applied.")
             lines.append(ranking_note(rates))
         lines.append("Each dimension stands alone: there is no global score (aiat-llm-eval/1.0).")
-        if self.judge_counts:
+        if judge_counts:
             lines.append("Advisory judge verdicts (uncalibrated; not part of the evaluation above, never fail the run):")
-            lines.extend(_table(self.judge_counts, judge_order))
+            lines.extend(_table(judge_counts, judge_order))
         return lines
 
 

@@ -593,3 +593,15 @@ def test_verification_writes_no_empty_page_and_says_so(pytester: pytest.Pytester
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["HTML report: not written: re-verification (--session-eval-verify) scores no session to show"])
     assert not (pytester.path / "page.html").exists()
+
+
+def test_a_journal_as_input_counts_each_session_once_by_its_latest_record(pytester: pytest.Pytester, metrics: Path) -> None:
+    for day in ("01", "02", "03"):
+        journal_run(pytester, metrics, stamp=f"2026-08-{day}T00:00:00Z")
+    assert len(journal_lines(pytester)) == 6
+    result = pytester.runpytest("--session-eval", "eval.jsonl", "--session-eval-html", "page.html")
+    result.stdout.fnmatch_lines([
+        "rubric-v1: 2 session(s) scored",
+        "plan-fidelity * 1     1               0                 0  0.50 (n = 2,*",
+        "HTML report: the journals given as input are not drawn; the page shows the sessions scored in this run",
+    ])
