@@ -140,6 +140,25 @@ except ImportError:  # pytest < 9.2 keeps node ids as plain strings
     _StructuredNodeId = None  # type: ignore[assignment,misc]
 
 
+_GROUP_MARK = "]@session-eval:"
+
+
+def mend_grouped_node_id(report: object) -> None:
+    """Give a worker's report of a grouped item (``...[dim]@session-eval:<id>``) a structured
+    id that prints as that text again.
+
+    pytest >= 9.2 parses a report's node id into parts, and reads ``dim]@session-eval:<id>``
+    as the parameters: printed back (short summary, JUnit names) they would gain one ``]``.
+    Here the whole tail is one name, as it is on the worker.
+    """
+    if _StructuredNodeId is None:
+        return
+    nodeid = getattr(report, "nodeid", None)
+    if isinstance(nodeid, str) and _GROUP_MARK in nodeid:
+        path, _, tail = nodeid.partition("::")
+        report._id = _StructuredNodeId(path=path, names=(tail,))  # type: ignore[attr-defined]
+
+
 #: A keyword every item of this plugin carries: ``-k session_eval`` selects them, and the
 #: summary and the pytest-html columns read only reports that carry it.
 ITEM_KEYWORD = "session_eval"

@@ -29,7 +29,7 @@ from .html_report import ReportData, SessionRow, write_report
 from .journal import JournalError, append_records, is_journal, read_journal
 from .journal_items import JournalFile, StoredJournal
 from .judge import Judge, JudgeContractError, judge_session
-from .nodes import SessionsFile, _RecordItem, warn_problems
+from .nodes import mend_grouped_node_id, SessionsFile, _RecordItem, warn_problems
 from .options import (
     BROKEN_LINK,
     absolute,
@@ -377,6 +377,13 @@ class _XdistTimestamp:
         node.workerinput["session_eval_timestamp"] = run.timestamp
         if run.judges is not None:
             node.workerinput["session_eval_judge"] = run.judged_for_workers()
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_report_from_serializable(self, config: pytest.Config, data: Any) -> Any:  # noqa: ARG002
+        report = yield
+        if report is not None:
+            mend_grouped_node_id(report)  # --dist loadgroup under pytest >= 9.2
+        return report
 
 
 class SessionEvalRun:

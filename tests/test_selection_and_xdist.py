@@ -53,7 +53,10 @@ def test_a_sessions_items_stay_on_one_worker(pytester: pytest.Pytester) -> None:
     pytest.importorskip("xdist")
     pytester.makeini("[pytest]\n")
     write_jsonl(pytester.path / "sessions.jsonl", [session(f"s{i:02d}", f"2026-07-{i + 1:02d}T09:00:00Z", f"2026-07-{i + 1:02d}T10:00:00Z") for i in range(12)])
-    result = pytester.runpytest_subprocess("--session-eval", "sessions.jsonl", "-n", "2", "--dist", "loadgroup", "-v")
+    result = pytester.runpytest_subprocess("--session-eval", "sessions.jsonl", "-n", "2", "--dist", "loadgroup", "-v", "-rA")
+    # The short summary prints each id as xdist tags it, without a stray bracket.
+    summary = [line.split(" - ")[0] for line in result.stdout.lines if line.startswith(("PASSED ", "XFAIL ")) and "::" in line]
+    assert summary and all(re.fullmatch(r"\w+ sessions\.jsonl::s\d+\[[a-z-]+\]@session-eval:s\d+", line) for line in summary), summary[:3]
     workers: dict[str, set[str]] = defaultdict(set)
     for line in result.stdout.lines:
         match = re.match(r"\[(gw\d+)\].*sessions\.jsonl::(s\d+)\[", line)
