@@ -29,7 +29,7 @@ from .html_report import ReportData, SessionRow, write_report
 from .journal import JournalError, append_records, is_journal, read_journal
 from .journal_items import JournalFile, StoredJournal
 from .judge import Judge, JudgeContractError, judge_session
-from .nodes import mend_grouped_node_id, SessionsFile, _RecordItem, warn_problems
+from .nodes import SessionsFile, _RecordItem, mend_grouped_node_id, warn_problems
 from .options import (
     BROKEN_LINK,
     absolute,
