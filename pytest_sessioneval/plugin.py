@@ -92,6 +92,8 @@ def _resolve_sources(config: pytest.Config, paths: list[Path]) -> dict[Path, Pat
         sessions, beside = resolve_inputs(path, events)
         readable_file("--session-eval", sessions)
         if beside is not None and file_identity(beside) == file_identity(sessions):
+            if events is not None:
+                raise usage_error("--session-eval-events", f"{events}: is the sessions file of this run; give the events file")
             raise usage_error(
                 "--session-eval",
                 f"{sessions}: is the events file of this run too; give the sessions.jsonl (or the "

@@ -31,10 +31,9 @@ class Tally:
     sessions: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     judged: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # the same for judge items
     not_scored: set[tuple[str, str]] = field(default_factory=set)
-    # A journal given as input may hold several evaluations of one session: each of its
-    # dimensions counts once, by its latest record (the last line). (file, session, dimension,
-    # judge?) -> (line, status).
-    stored: dict[tuple[str, str, str, bool], tuple[int, str]] = field(default_factory=dict)
+    # A journal given as input may hold several evaluations of one session: it counts once,
+    # by its latest record (the last line). (file, session) -> (line, {(dimension, judge?): status}).
+    stored: dict[tuple[str, str], tuple[int, dict[tuple[str, bool], str]]] = field(default_factory=dict)
     unidentified: int = 0
     verification: Counter[str] = field(default_factory=Counter)
     # The data files whose items are counted, as pytest locates them (relative to the
@@ -56,11 +55,13 @@ class Tally:
             if "run_id" in props:  # a stored record of a journal given as input
                 judge = props.get("method") == "judge"
                 (self.judged if judge else self.sessions).setdefault(key, set()).add(props["dimension"])
-                slot = (*key, props["dimension"], judge)
                 given = props.get("line")
                 line = given if type(given) is int else 0
-                if slot not in self.stored or self.stored[slot][0] <= line:
-                    self.stored[slot] = (line, props["status"])
+                latest = self.stored.get(key)
+                if latest is None or latest[0] < line:  # a later record replaces the session's verdicts
+                    latest = self.stored[key] = (line, {})
+                if latest[0] == line:
+                    latest[1][(props["dimension"], judge)] = props["status"]
                 return
             if props.get("method") == "judge":
                 self.judged.setdefault(key, set()).add(props["dimension"])
@@ -97,9 +98,10 @@ class Tally:
 
     def _with_stored(self, counts: dict[str, Counter[str]], judge: bool) -> dict[str, Counter[str]]:
         merged: dict[str, Counter[str]] = defaultdict(Counter, {d: Counter(c) for d, c in counts.items()})
-        for (_, _, dimension, is_judge), (_, status) in self.stored.items():
-            if is_judge == judge:
-                merged[dimension][status] += 1
+        for _, verdicts in self.stored.values():
+            for (dimension, is_judge), status in verdicts.items():
+                if is_judge == judge:
+                    merged[dimension][status] += 1
         return merged
 
     def lines(self, dimension_order: tuple[str, ...], rubric: str, judge_order: tuple[str, ...] = ()) -> list[str]:

@@ -324,3 +324,13 @@ def test_huge_or_infinite_custom_scores_never_crash_the_page_or_the_judge(pytest
         else:
             assert result.ret == pytest.ExitCode.USAGE_ERROR
             result.stderr.fnmatch_lines([message])
+
+
+def test_a_journal_as_input_counts_each_session_by_its_latest_record_judge_verdicts_included(pytester: pytest.Pytester, metrics: Path) -> None:
+    pytester.makeconftest(JUDGE)
+    base = ("--session-eval", str(metrics), "--session-eval-journal", "eval.jsonl", "--session-eval-model-id", "m")
+    pytester.runpytest(*base, "--session-eval-judge", "--session-eval-timestamp", "2026-08-01T00:00:00Z")
+    pytester.runpytest(*base, "--session-eval-timestamp", "2026-08-02T00:00:00Z")  # the latest: no judge
+    result = pytester.runpytest("--session-eval", "eval.jsonl")
+    result.stdout.fnmatch_lines(["rubric-v1: 2 session(s) scored"])
+    assert "Advisory judge verdicts" not in result.stdout.str()

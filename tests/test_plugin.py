@@ -496,8 +496,11 @@ def test_fixtures_per_test_collects_only_the_data(pytester: pytest.Pytester, wri
 
 def test_an_events_file_given_as_the_sessions_is_a_usage_error(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
     metrics = write_metrics([session("a")], [gate("2026-07-20T09:30:00Z")])
-    for args in (("--session-eval", str(metrics / "events.jsonl")),
-                 ("--session-eval", str(metrics / "sessions.jsonl"), "--session-eval-events", str(metrics / "sessions.jsonl"))):
+    for args, message in (
+        (("--session-eval", str(metrics / "events.jsonl")), "ERROR: --session-eval: *: is the events file of this run too*"),
+        (("--session-eval", str(metrics), "--session-eval-events", str(metrics / "sessions.jsonl")),
+         "ERROR: --session-eval-events: *sessions.jsonl: is the sessions file of this run; give the events file"),
+    ):
         result = pytester.runpytest(*args)
         assert result.ret == pytest.ExitCode.USAGE_ERROR
-        result.stderr.fnmatch_lines(["ERROR: --session-eval: *: is the events file of this run too*"])
+        result.stderr.fnmatch_lines([message])

@@ -443,6 +443,29 @@ class TestManifest:
         assert {f.check: f.held for f in found} == {'quota:label=["Spark Worker"]': True, "quota:labels-declared": False}
         assert "'[]' (1)" in found[1].message
 
+    def test_cannot_tell_only_when_the_files_own_faults_could_explain_it(self) -> None:
+        def held(manifest: dict[str, Any], records: list[dict[str, Any]], **kw: Any) -> dict[str, bool | None]:
+            found = check_dataset(GoldenManifest.model_validate(manifest), records, data="g", manifest_name="m", **kw)
+            return {f.check: f.held for f in found}
+
+        # A case without an optional grouping field is in no group: a shortfall is certain.
+        optional = {"quotas": {"label_field": "difficulty", "per_label": {"hard": {"min": 2}}, "allow_undeclared": True}}
+        assert held(optional, [{"id": "a", "difficulty": "hard"}, {"id": "b"}])["quota:label=hard"] is False
+        # ...but an invalid one (its fields check fails) could be in it.
+        assert held(optional, [{"id": "a", "difficulty": "hard"}, {"id": "b", "difficulty": 3}],
+                    invalid_fields=[(), ("difficulty",)])["quota:label=hard"] is None
+        # One unreadable line holds at most one required id.
+        required = {"required_ids": ["a", "x", "y"]}
+        assert held(required, [{"id": "a"}], unreadable=1)["required-ids"] is False
+        assert held(required, [{"id": "a"}], unreadable=2)["required-ids"] is None
+        # Group names: a string value matches the name as written, any other value its JSON text.
+        versions = {"quotas": {"label_field": "version", "per_label": {"1.10": 2, "NaN": {"max": 3}, "1e400": {"max": 1}}}}
+        assert held(versions, [{"version": "1.10"}, {"version": "1.10"}]) == {
+            "quota:label=1.10": True, "quota:label=NaN": True, "quota:label=1e400": True, "quota:labels-declared": True,
+        }
+        numbers = {"quotas": {"label_field": "version", "per_label": {"1.10": 2}}}
+        assert held(numbers, [{"version": 1.1}, {"version": 1.10}])["quota:label=1.10"] is True
+
     def test_check_dataset(self) -> None:
         manifest = GoldenManifest.model_validate(
             {

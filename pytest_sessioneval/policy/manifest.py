@@ -220,26 +220,39 @@ def _declared(key: str) -> str:
     that is no string is normalised (``{"min": 0, "max": 0}`` as ``{"max":0,"min":0}``)."""
     try:
         value = json.loads(key)
-    except (ValueError, RecursionError):
+        if type(value) is str:
+            return key
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
+    except (ValueError, RecursionError):  # no JSON, or NaN and the like: the name as it is
         return key
-    if type(value) is str:
-        return key
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
+
+
+def _aliases(*keys: str) -> dict[str, str]:
+    """Record group text -> the manifest name it counts under: each name as written (which a
+    string value matches), and else as ``_declared`` spells it (which another value matches)."""
+    alias = {key: key for key in keys}
+    for key in keys:
+        alias.setdefault(_declared(key), key)
+    return alias
 
 
 def _grouped(
-    records: Sequence[Mapping[str, Any]], invalid: Sequence[Collection[str]], *names: str
+    records: Sequence[Mapping[str, Any]],
+    invalid: Sequence[Collection[str]],
+    fields: Sequence[tuple[str, Mapping[str, str]]],
 ) -> tuple[Counter[tuple[str, ...]], int]:
-    """Records counted by their groups in ``names``, and how many could not be placed (a field
-    missing or invalid: its ``fields`` check fails already)."""
+    """Records counted by their groups in ``fields`` (each a field and its ``_aliases``), and
+    how many could not be placed: a field invalid (its ``fields`` check fails already, a
+    required one also when missing). A record without an optional field is in no group."""
     counts: Counter[tuple[str, ...]] = Counter()
     unplaced = 0
     for record, bad in zip(records, invalid):
-        values = tuple(group_of(record, name) for name in names)
-        if None in values or any(name in bad for name in names):
+        if any(name in bad for name, _ in fields):
             unplaced += 1
-        else:
-            counts[values] += 1  # type: ignore[index]
+            continue
+        values = tuple(group_of(record, name) for name, _ in fields)
+        if None not in values:
+            counts[tuple(alias.get(value, value) for value, (_, alias) in zip(values, fields))] += 1  # type: ignore[arg-type]
     return counts, unplaced
 
 
@@ -290,7 +303,7 @@ def check_dataset(
         if not missing:
             held: bool | None = True
             text = f"all {len(manifest.required_ids)} required ids are present"
-        elif unreadable:
+        elif len(missing) <= unreadable:  # each unreadable line may hold one of them
             held = None
             text = (
                 f"cannot tell whether {data} holds {', '.join(map(repr, missing))}: {unreadable} line(s) "
@@ -351,9 +364,8 @@ def check_dataset(
         if not quota_of:
             continue
         assert field_name is not None
-        counts, unplaced = _grouped(records, invalid, field_name)
-        names = {_declared(value) for value in quota_of}
-        others = [(value, count) for value, count in counts.items() if value[0] not in names]
+        counts, unplaced = _grouped(records, invalid, [(field_name, _aliases(*quota_of))])
+        others = [(value, count) for value, count in counts.items() if value[0] not in quota_of]
         if closed_groups:
             undeclared[field_name] = {value[0] for value, _ in others}
         # A record whose value no quota names may be a typo of a quota's value: it could count there.
@@ -361,26 +373,23 @@ def check_dataset(
         for value, quota in quota_of.items():
             findings.append(
                 finding(f"quota:{group}={value}", ("quotas", f"per_{group}", value), quota,
-                        counts[(_declared(value),)], unsure, f"{field_name} {value!r}")
+                        counts[(value,)], unsure, f"{field_name} {value!r}")
             )
         if closed_groups:
             findings.append(closed(f"quota:{group}s-declared", ("quotas", f"per_{group}"), others, field_name))
     if quotas.per_label_locale:
         label_field, locale_field = quotas.label_field, quotas.locale_field
         assert label_field is not None and locale_field is not None
-        by_both, unplaced = _grouped(records, invalid, label_field, locale_field)
-        pairs = {
-            (_declared(label), _declared(locale)) for label, locales in quotas.per_label_locale.items() for locale in locales
-        }
+        labels = {*quotas.per_label, *quotas.per_label_locale}
+        locales_known = {*quotas.per_locale, *(locale for locales in quotas.per_label_locale.values() for locale in locales)}
+        by_both, unplaced = _grouped(
+            records, invalid, [(label_field, _aliases(*labels)), (locale_field, _aliases(*locales_known))]
+        )
+        pairs = {(label, locale) for label, locales in quotas.per_label_locale.items() for locale in locales}
         others = [(pair, count) for pair, count in by_both.items() if pair not in pairs]
-        labels = {_declared(label) for label in (*quotas.per_label, *quotas.per_label_locale)}
-        locales_known = {
-            _declared(locale)
-            for locale in (*quotas.per_locale, *(locale for locales in quotas.per_label_locale.values() for locale in locales))
-        }
         for label, locales in quotas.per_label_locale.items():
             for locale, quota in locales.items():
-                spelled = (_declared(label), _declared(locale))
+                spelled = (label, locale)
                 # A record of an undeclared pair could count here if fixing a value no quota
                 # knows (a typo) would make it this pair.
                 could = sum(
