@@ -882,3 +882,13 @@ def test_an_observation_on_a_faulty_line_is_named_by_the_forward_skip(pytester: 
     result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl", "-rs")
     assert outcomes["prompts.jsonl::fix-failing-test[forward]"] == "SKIPPED"
     result.stdout.fnmatch_lines(["*cannot compare: the observation for scenario 'fix-failing-test' is on a faulty line, decisions.jsonl:1 (see its check)*"])
+
+
+def test_a_line_that_holds_json_but_no_object_is_read_and_explains_no_shortfall(pytester: pytest.Pytester) -> None:
+    data = example_copy(pytester)
+    (data / "prompts.jsonl").write_text((data / "prompts.jsonl").read_text() + "[]\n")
+    manifest = json.loads((data / "prompts.manifest.json").read_text())
+    manifest["min_records"] = 13
+    (data / "prompts.manifest.json").write_text(json.dumps(manifest))
+    failed, _ = run_example(pytester)
+    assert failed == {"policy/prompts.jsonl::line-13[json]", "policy/prompts.jsonl::dataset[min-records]"}

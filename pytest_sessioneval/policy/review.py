@@ -176,10 +176,7 @@ class _Dataset:
     @cached_property
     def unreadable_lines(self) -> list[int]:
         """Lines that could have held a record but cannot be read (not JSON, not UTF-8, too long)."""
-        return [
-            entry.line for entry in self.entries
-            if isinstance(entry, LineFault) and entry.value is None and entry.check in ("json", "utf-8", "line-length")
-        ]
+        return [entry.line for entry in self.entries if isinstance(entry, LineFault) and entry.unread]
 
     @cached_property
     def faulty_ids(self) -> dict[str, int]:

@@ -65,6 +65,9 @@ class LineFault:
     # The object a line still reads as, when only a repeated key keeps it from being a
     # record: its id still names what the line meant to define.
     value: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    # The line could not be read at all (not JSON, not UTF-8, too long): it could have held
+    # any record. (A blank line, or JSON that is no object, was read and holds none.)
+    unread: bool = field(default=False, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,7 +200,7 @@ def _record(raw: bytes, line: int) -> SourceLine | LineFault:
     try:
         document = parse_document(_decode(raw, line), line)
     except DocumentFault as fault:
-        return LineFault(line, fault.check, fault.message)
+        return LineFault(line, fault.check, fault.message, unread=True)
     if type(document.value) is not dict:
         return LineFault(
             line, "json", f"holds {describe_json(document.value)}, not a JSON object; each line is one object"
@@ -264,6 +267,7 @@ def read_jsonl(path: Path) -> list[SourceLine | LineFault]:
                     "line-length",
                     f"is {raw} bytes long, over the {MAX_LINE_BYTES}-byte limit of one record; "
                     "split or shorten it",
+                    unread=True,
                 )
             )
         else:
