@@ -643,6 +643,8 @@ class SessionEvalRun:
     def pytest_terminal_summary(self, terminalreporter: Any, config: pytest.Config) -> None:
         if is_worker(config) or self.dry_run:
             return
+        if self.tally.empty and not self.journal_messages:
+            return  # none of its items ran (say, only policy items were selected): nothing to sum up
         terminalreporter.write_sep("=", "session evaluation")
         for line in self.tally.lines(self.rubric.dimension_ids, self.rubric.version, self.rubric.judge_ids):
             terminalreporter.write_line(line)

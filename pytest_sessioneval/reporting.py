@@ -96,6 +96,11 @@ class Tally:
             f"{self.verification['skipped']} not re-verifiable (judge)"
         )
 
+    @property
+    def empty(self) -> bool:
+        """No item of a data file ran (all deselected, or none collected)."""
+        return not (self.sessions or self.judged or self.not_scored or self.unidentified or self.verification)
+
     def _with_stored(self, counts: dict[str, Counter[str]], judge: bool) -> dict[str, Counter[str]]:
         merged: dict[str, Counter[str]] = defaultdict(Counter, {d: Counter(c) for d, c in counts.items()})
         for _, verdicts in self.stored.values():

@@ -289,6 +289,7 @@ def test_a_node_id_of_any_data_file_selects_only_its_item(pytester: pytest.Pytes
     shutil.copytree(EXAMPLES.parent / "metrics", pytester.path / "metrics")
     result, outcomes = run(pytester, *args, "--session-eval", "metrics", nodeid)
     assert list(outcomes) == [nodeid]  # nor a data file of the other plugin
+    assert "session evaluation" not in result.stdout.str()  # nothing of it ran: no empty summary
 
 
 def test_an_id_spelled_like_a_taken_subject_still_gets_a_node_id_of_its_own(pytester: pytest.Pytester) -> None:
