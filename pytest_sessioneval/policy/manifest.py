@@ -199,6 +199,11 @@ class DatasetFinding:
     key: tuple[str, ...]
 
 
+def _group_text(value: Any) -> str:
+    """The text a value that is no string names its group by: compact JSON, keys sorted."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
+
+
 def group_of(record: Mapping[str, Any], name: str) -> str | None:
     """The group a record's field puts it in: a string as it is, any other value as its
     compact JSON text with sorted keys (``1``, ``true``, ``["a","b"]``, ``{"max":0,"min":0}``),
@@ -210,7 +215,7 @@ def group_of(record: Mapping[str, Any], name: str) -> str | None:
     if type(value) is str:
         return value
     try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
+        return _group_text(value)
     except (TypeError, ValueError, RecursionError):
         return repr(value)
 
@@ -220,9 +225,7 @@ def _declared(key: str) -> str:
     that is no string is normalised (``{"min": 0, "max": 0}`` as ``{"max":0,"min":0}``)."""
     try:
         value = json.loads(key)
-        if type(value) is str:
-            return key
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
+        return key if type(value) is str else _group_text(value)
     except (ValueError, RecursionError):  # no JSON, or NaN and the like: the name as it is
         return key
 
