@@ -52,23 +52,18 @@ class Tally:
             return
         if "dimension" in props and "status" in props:
             key = (report.location[0], wire_safe(props["session_id"]))
-            if "run_id" in props:  # a stored record of a journal given as input
-                judge = props.get("method") == "judge"
-                (self.judged if judge else self.sessions).setdefault(key, set()).add(props["dimension"])
+            dimension, status, judge = props["dimension"], props["status"], props.get("method") == "judge"
+            (self.judged if judge else self.sessions).setdefault(key, set()).add(dimension)
+            if "run_id" in props:  # a stored record of a journal given as input: counted in lines()
                 given = props.get("line")
                 line = given if type(given) is int else 0
                 latest = self.stored.get(key)
                 if latest is None or latest[0] < line:  # a later record replaces the session's verdicts
                     latest = self.stored[key] = (line, {})
                 if latest[0] == line:
-                    latest[1][(props["dimension"], judge)] = props["status"]
+                    latest[1][(dimension, judge)] = status
                 return
-            if props.get("method") == "judge":
-                self.judged.setdefault(key, set()).add(props["dimension"])
-                self.judge_counts[props["dimension"]][props["status"]] += 1
-                return
-            self.sessions.setdefault(key, set()).add(props["dimension"])
-            self.counts[props["dimension"]][props["status"]] += 1
+            (self.judge_counts if judge else self.counts)[dimension][status] += 1
         elif props.get("eligible") is False:
             self.not_scored.add((report.location[0], wire_safe(props["session_id"])))
         elif "reason" in props and props.get("session_id") is None:
