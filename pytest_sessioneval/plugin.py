@@ -200,7 +200,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config, run.collected_paths(), "--session-eval-verify" if run.verify_path else "--session-eval"
     )
     if config.pluginmanager.hasplugin("xdist"):
-        config.pluginmanager.register(_XdistTimestamp(config), "session-eval-xdist")
+        config.pluginmanager.register(_XdistBridge(config), "session-eval-xdist")
     register_wire_safety(config)
 
 
@@ -368,8 +368,10 @@ def _issue_input_warning(config: pytest.Config, warning: Warning, filename: str,
         )
 
 
-class _XdistTimestamp:
-    """Hands the controller's eval timestamp to every worker: the clock is read once per run."""
+class _XdistBridge:
+    """What the controller and its workers exchange beyond pytest-xdist's own: the eval
+    timestamp (the clock is read once per run) and judge verdicts go out, and grouped
+    node ids in the reports that come back are mended."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
@@ -410,7 +412,7 @@ class SessionEvalRun:
         self.html_path: Path | None = None
         self.check_every_event_line = True
         self.tally = Tally()
-        self.dry_run = False  # --setup-only or --setup-plan: fixtures are set up, no item runs
+        self.dry_run = False  # --co, --setup-only or --setup-plan: no item runs
 
     def collected_paths(self) -> list[Path]:
         """The files that become pytest collectors (re-verification collects only its journal)."""
@@ -423,8 +425,8 @@ class SessionEvalRun:
         """Read and score every input once, before collection; input errors are usage errors."""
         index_teardown_reports(session.config.pluginmanager.getplugin("terminalreporter"))
         option = session.config.option
-        self.dry_run = bool(getattr(option, "setuponly", False) or getattr(option, "setupplan", False))
-        self.tally.files = frozenset(bestrelpath(session.config.rootpath, path) for path in self.collected_paths())
+        self.dry_run = bool(option.collectonly or getattr(option, "setuponly", False) or getattr(option, "setupplan", False))
+        self.tally.files = frozenset(_located(session.config, path) for path in self.collected_paths())
         try:
             for path in self.report_journals:
                 journal = StoredJournal(path, [])
@@ -549,7 +551,7 @@ class SessionEvalRun:
 
         A run that runs no item (``--co``, ``--setup-only``, ``--setup-plan``) writes nothing.
         """
-        if is_worker(session.config) or self.dry_run or session.config.option.collectonly:
+        if is_worker(session.config) or self.dry_run:
             return
         if self.html_path is not None and self.verify_path is not None:
             self.journal_messages.append(
@@ -567,7 +569,7 @@ class SessionEvalRun:
     def _write_html(self, config: pytest.Config) -> None:
         sessions, not_scored = [], []
         for path, evaluation in self.evaluations.items():
-            source = bestrelpath(config.rootpath, path)
+            source = _located(config, path)
             for entry in evaluation.entries:
                 if isinstance(entry, SessionEvaluation) and (ran := self.tally.ran(source, entry.session_id)):
                     shown = ran | self.tally.judged_ran(source, entry.session_id)  # -k, -m: as the summary
@@ -598,7 +600,7 @@ class SessionEvalRun:
         records = []
         unwritable = []
         for path, evaluation in self.evaluations.items():
-            source = bestrelpath(session.config.rootpath, path)
+            source = _located(session.config, path)
             for entry in evaluation.scored:
                 if not self.tally.ran(source, entry.session_id):
                     continue
@@ -650,6 +652,12 @@ class SessionEvalRun:
             terminalreporter.write_line(line)
         for message in self.journal_messages:
             terminalreporter.write_line(message, red=message.startswith(("ERROR", "REFUSED")))
+
+
+def _located(config: pytest.Config, path: Path) -> str:
+    """A data file as pytest locates its items (relative to the rootdir): how reports,
+    and so the tally, name it."""
+    return bestrelpath(config.rootpath, path)
 
 
 def _fail(session: pytest.Session) -> None:
