@@ -315,10 +315,9 @@ class _CollectionArgs:
         if not config.option.file_or_dir and config.args == config.stash.get(_DEFAULT_ARGS, None):
             config.args[:] = []
         present = {os.path.abspath(start / arg.split("::")[0]) for arg in config.args}
-        if config.option.file_or_dir and not present.isdisjoint(os.path.abspath(start / f) for f in files):
+        wanted = {os.path.abspath(start / spelled): spelled for spelled in files}
+        if config.option.file_or_dir and not present.isdisjoint(wanted):
             return  # the data files to run were named
-        for spelled in files:
-            path = os.path.abspath(start / spelled)
+        for path, spelled in wanted.items():
             if path not in present:
                 config.args.append(spelled)
-                present.add(path)
