@@ -179,18 +179,22 @@ class _Dataset:
         return [entry.line for entry in self.entries if isinstance(entry, LineFault) and entry.unread]
 
     @cached_property
+    def repeated_key_lines(self) -> list[LineFault]:
+        """Lines that are no record only because they repeat a key: they still hold their object."""
+        return [entry for entry in self.entries if isinstance(entry, LineFault) and entry.value is not None]
+
+    @cached_property
     def faulty_ids(self) -> dict[str, int]:
-        """Ids of lines that are no record only for a repeated key: id -> its first such line.
+        """Ids of ``repeated_key_lines``: id -> its first such line.
 
         Their fault fails one item; a check that asks whether the id is defined
         must not fail again for it.
         """
         found: dict[str, int] = {}
-        for entry in self.entries:
-            if isinstance(entry, LineFault) and entry.value is not None:
-                key = entry.value.get(self.id_field)
-                if isinstance(key, str) and key.strip():
-                    found.setdefault(key, entry.line)
+        for entry in self.repeated_key_lines:
+            key = entry.value.get(self.id_field)  # type: ignore[union-attr]
+            if isinstance(key, str) and key.strip():
+                found.setdefault(key, entry.line)
         return found
 
 
@@ -430,7 +434,7 @@ def _dataset_verdicts(dataset: _Dataset, manifest: ManifestLoad[Any], noun: str)
     document = manifest.document
     assert document is not None
     # A line that repeats a key still holds its object: it counts (its fault is its item's).
-    repeated = [entry.value for entry in dataset.entries if isinstance(entry, LineFault) and entry.value is not None]
+    repeated = [entry.value for entry in dataset.repeated_key_lines if entry.value is not None]
     findings = check_dataset(
         manifest.manifest,
         [*(record.raw for record in dataset.records), *repeated],
