@@ -140,23 +140,48 @@ except ImportError:  # pytest < 9.2 keeps node ids as plain strings
     _StructuredNodeId = None  # type: ignore[assignment,misc]
 
 
-_GROUP_MARK = "]@session-eval:"
+GROUP_PREFIX = "session-eval:"
 
 
-def mend_grouped_node_id(report: object) -> None:
-    """Give a worker's report of a grouped item (``...[dim]@session-eval:<id>``) a structured
-    id that prints as that text again.
+def group_name(session_id: str) -> str:
+    """A session's ``xdist_group``: the escaped id, since xdist shows it in node ids."""
+    return GROUP_PREFIX + escape_session_id(session_id)
 
-    pytest >= 9.2 parses a report's node id into parts, and reads ``dim]@session-eval:<id>``
-    as the parameters: printed back (short summary, JUnit names) they would gain one ``]``.
-    Here the whole tail is one name, as it is on the worker.
+
+def plain_node_id(report: object) -> None:
+    """Give a worker's report of a grouped item the node id it has in a run without xdist.
+
+    ``--dist loadgroup`` tags each grouped item's node id as ``<id>@<group>`` on the
+    worker, to schedule by it. Reports that keep the tag differ from a serial run's:
+    ``--lf``/``--ff`` would not know the failures of the other kind of run, and pytest
+    >= 9.2 reads ``dim]@session-eval:<id>`` as the parameters, so that the short summary
+    and JUnit names gain a ``]``. The tag is exactly ``@`` and the group of the item's
+    session (its name up to ``[``), so it is removed only when it is that.
     """
-    if _StructuredNodeId is None:
-        return
     nodeid = getattr(report, "nodeid", None)
-    if isinstance(nodeid, str) and _GROUP_MARK in nodeid:
-        path, _, tail = nodeid.partition("::")
-        report._id = _StructuredNodeId(path=path, names=(tail,))  # type: ignore[attr-defined]
+    location = getattr(report, "location", None)
+    if not isinstance(nodeid, str) or not location or not isinstance(location[2], str):
+        return
+    name = location[2]
+    session, bracket, _ = name.partition("[")
+    tag = f"::{name}@{GROUP_PREFIX}{session}"
+    if not bracket or not nodeid.endswith(tag):
+        return
+    plain = nodeid[: len(nodeid) - len(tag) + 2 + len(name)]
+    if _StructuredNodeId is not None:
+        report._id = _StructuredNodeId.parse(plain)  # type: ignore[attr-defined]
+    else:
+        report.nodeid = plain  # type: ignore[attr-defined]
+
+
+def tag_groups(items: list[pytest.Item]) -> None:
+    """Give the grouped items the tagged node ids xdist assigned during collection (see
+    ``_RecordItem._nodeid``): called as collection finishes, on a worker, before xdist sends
+    the ids to schedule."""
+    for item in items:
+        tagged = item.__dict__.pop("_grouped_nodeid", None)
+        if tagged is not None:
+            item._set_nodeid(tagged)  # type: ignore[attr-defined]
 
 
 #: A keyword every item of this plugin carries: ``-k session_eval`` selects them, and the
@@ -184,17 +209,30 @@ class _RecordItem(pytest.Item):
         Text is made ``wire_safe`` here, so that reports are the same with and without xdist."""
         self.user_properties.extend((name, wire_safe(value)) for name, value in pairs if value is not None)
 
-    if _StructuredNodeId is not None:
-        # pytest-xdist's --dist loadgroup tags an item by assigning ``item._nodeid``,
-        # which pytest >= 9.2 no longer reads (pytest-xdist#1386): route it to the id,
-        # so that a session's items still stay on one worker.
-        @property
-        def _nodeid(self) -> str:
+    # pytest-xdist's --dist loadgroup tags a grouped item by assigning ``item._nodeid``
+    # in pytest_collection_modifyitems. The tag is held back until collection finishes
+    # (``tag_groups``), so that --lf/--ff, which filter items after every
+    # pytest_collection_modifyitems, see the item's own id, as in a run without xdist.
+    # (pytest >= 9.2 no longer reads ``_nodeid`` at all, pytest-xdist#1386; the tag is
+    # still needed there, for a session's items to stay on one worker.)
+    @property
+    def _nodeid(self) -> str:
+        if _StructuredNodeId is not None:
             return self.nodeid
+        return self.__dict__["_own_nodeid"]  # type: ignore[no-any-return]
 
-        @_nodeid.setter
-        def _nodeid(self, value: str) -> None:
+    @_nodeid.setter
+    def _nodeid(self, value: str) -> None:
+        if "_own_nodeid" in self.__dict__ or _StructuredNodeId is not None:
+            self.__dict__["_grouped_nodeid"] = value
+        else:  # pytest < 9.2 sets the item's id this way, once, as it is made
+            self.__dict__["_own_nodeid"] = value
+
+    def _set_nodeid(self, value: str) -> None:
+        if _StructuredNodeId is not None:
             self._id = _StructuredNodeId.parse(value)
+        else:
+            self.__dict__["_own_nodeid"] = value
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.line - 1, self.name
@@ -224,8 +262,7 @@ class DimensionItem(_RecordItem):
         self.line = evaluation.line
         for marker in markers_for(verdict.status, verdict.evidence, verdict.method):
             self.add_marker(marker)
-        # The escaped id: xdist shows the group name as part of the node id.
-        self.add_marker(pytest.mark.xdist_group(name=f"session-eval:{escape_session_id(evaluation.session_id)}"))
+        self.add_marker(pytest.mark.xdist_group(name=group_name(evaluation.session_id)))
         self.add_properties(
             ("session_id", evaluation.session_id),
             ("dimension", verdict.id),

@@ -29,7 +29,7 @@ from .html_report import ReportData, SessionRow, write_report
 from .journal import JournalError, append_records, is_journal, read_journal
 from .journal_items import JournalFile, StoredJournal
 from .judge import Judge, JudgeContractError, judge_session
-from .nodes import SessionsFile, _RecordItem, mend_grouped_node_id, warn_problems
+from .nodes import SessionsFile, _RecordItem, plain_node_id, tag_groups, warn_problems
 from .options import (
     BROKEN_LINK,
     absolute,
@@ -370,8 +370,9 @@ def _issue_input_warning(config: pytest.Config, warning: Warning, filename: str,
 
 class _XdistBridge:
     """What the controller and its workers exchange beyond pytest-xdist's own: the eval
-    timestamp (the clock is read once per run) and judge verdicts go out, and grouped
-    node ids in the reports that come back are mended."""
+    timestamp (the clock is read once per run) and judge verdicts go out; grouped items
+    take their --dist loadgroup tag as collection finishes, and the reports that come back
+    carry the node ids of a run without xdist."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
@@ -382,11 +383,15 @@ class _XdistBridge:
         if run.judges is not None:
             node.workerinput["session_eval_judge"] = run.judged_for_workers()
 
+    @pytest.hookimpl(tryfirst=True)  # before xdist sends the collected ids to schedule
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        tag_groups(session.items)
+
     @pytest.hookimpl(wrapper=True)
     def pytest_report_from_serializable(self, config: pytest.Config, data: Any) -> Any:  # noqa: ARG002
         report = yield
         if report is not None:
-            mend_grouped_node_id(report)  # --dist loadgroup under pytest >= 9.2
+            plain_node_id(report)  # --dist loadgroup tags node ids on the workers
         return report
 
 

@@ -296,11 +296,12 @@ def test_json_report_metadata_and_junit_properties(pytester: pytest.Pytester, wr
     assert next(c for name, c in cases.items() if name.endswith("s-fail[plan-fidelity]"))["score"] == "0.2"
 
 
-def test_xdist_gives_the_same_outcomes_and_reports(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+@pytest.mark.parametrize("dist", ["load", "loadgroup"])
+def test_xdist_gives_the_same_outcomes_and_reports(pytester: pytest.Pytester, write_metrics: MetricsWriter, dist: str) -> None:
     pytest.importorskip("xdist")
     metrics = one_of_each(write_metrics)
     serial_tests, serial_cases, _ = run_reports(pytester, metrics)
-    parallel_tests, parallel_cases, result = run_reports(pytester, metrics, "-n", "2")
+    parallel_tests, parallel_cases, result = run_reports(pytester, metrics, "-n", "2", "--dist", dist)
     assert "2 workers" in result.stdout.str()
     strip = lambda tests: {n: (t["outcome"], t["metadata"]) for n, t in tests.items()}  # noqa: E731
     assert strip(parallel_tests) == strip(serial_tests)

@@ -54,9 +54,9 @@ def test_a_sessions_items_stay_on_one_worker(pytester: pytest.Pytester) -> None:
     pytester.makeini("[pytest]\n")
     write_jsonl(pytester.path / "sessions.jsonl", [session(f"s{i:02d}", f"2026-07-{i + 1:02d}T09:00:00Z", f"2026-07-{i + 1:02d}T10:00:00Z") for i in range(12)])
     result = pytester.runpytest_subprocess("--session-eval", "sessions.jsonl", "-n", "2", "--dist", "loadgroup", "-v", "-rA")
-    # The short summary prints each id as xdist tags it, without a stray bracket.
+    # Reports carry the node ids of a run without xdist: no group tag, no stray bracket.
     summary = [line.split(" - ")[0] for line in result.stdout.lines if line.startswith(("PASSED ", "XFAIL ")) and "::" in line]
-    assert summary and all(re.fullmatch(r"\w+ sessions\.jsonl::s\d+\[[a-z-]+\]@session-eval:s\d+", line) for line in summary), summary[:3]
+    assert summary and all(re.fullmatch(r"\w+ sessions\.jsonl::s\d+\[[a-z-]+\]", line) for line in summary), summary[:3]
     workers: dict[str, set[str]] = defaultdict(set)
     for line in result.stdout.lines:
         match = re.match(r"\[(gw\d+)\].*sessions\.jsonl::(s\d+)\[", line)
@@ -65,6 +65,23 @@ def test_a_sessions_items_stay_on_one_worker(pytester: pytest.Pytester) -> None:
     assert len(workers) == 12
     assert all(len(on) == 1 for on in workers.values()), workers
     assert len({w for on in workers.values() for w in on}) == 2
+
+
+@pytest.mark.parametrize("first", [(), ("-n", "2", "--dist", "loadgroup")], ids=["serial-first", "loadgroup-first"])
+def test_last_failed_carries_over_between_serial_and_loadgroup_runs(pytester: pytest.Pytester, first: tuple[str, ...]) -> None:
+    pytest.importorskip("xdist")
+    pytester.makeini("[pytest]\n")
+    write_jsonl(pytester.path / "sessions.jsonl", [
+        session("good", "2026-07-01T09:00:00Z", "2026-07-01T10:00:00Z"),
+        session("bad", "2026-07-02T09:00:00Z", "2026-07-02T10:00:00Z") | {"effectiveness": {"completion_rate": 0.1}},
+    ])
+    then = ("-n", "2", "--dist", "loadgroup") if not first else ()
+    assert pytester.runpytest_subprocess("--session-eval", "sessions.jsonl", *first).parseoutcomes()["failed"] == 1
+    rerun = pytester.runpytest_subprocess("--session-eval", "sessions.jsonl", "--lf", "-rf", *then)
+    rerun.assert_outcomes(failed=1)
+    rerun.stdout.fnmatch_lines(["FAILED sessions.jsonl::bad?plan-fidelity? - *"])
+    ordered = pytester.runpytest_subprocess("--session-eval", "sessions.jsonl", "--ff", "-v", "-p", "no:xdist")
+    assert [line for line in ordered.stdout.lines if "::" in line][0].startswith("sessions.jsonl::bad[plan-fidelity] FAILED")
 
 
 def test_lone_surrogates_in_the_data_travel_to_and_from_xdist_workers(pytester: pytest.Pytester) -> None:
