@@ -23,6 +23,7 @@ __all__ = [
     "absolute",
     "add_collection_args",
     "add_options",
+    "claim_files",
     "get_option",
     "option_value",
     "readable_file",
@@ -240,6 +241,27 @@ def file_identity(path: Path) -> object:
     except (OSError, ValueError):
         return os.path.realpath(path)  # nothing there yet: its resolved name
     return (found.st_dev, found.st_ino)
+
+
+_CLAIMS = pytest.StashKey[tuple[dict[object, str], dict[object, tuple[str, Path]]]]()
+
+
+def claim_files(
+    config: pytest.Config,
+    reads: Sequence[tuple[Path, str]] = (),
+    writes: Sequence[tuple[Path, str]] = (),
+) -> None:
+    """Note what each plugin of this package reads (``(path, what it is)``) and writes
+    (``(path, its flag)``) in this run: a usage error, before anything runs, when one
+    would write to a file that the other reads (under any spelling or link)."""
+    read, written = config.stash.setdefault(_CLAIMS, ({}, {}))
+    for path, what in reads:
+        read.setdefault(file_identity(path), what)
+    for path, flag in writes:
+        written[file_identity(path)] = (flag, path)
+    for identity, (flag, path) in written.items():
+        if identity in read:
+            raise usage_error(flag, f"{path} is {read[identity]} of this run; it would be written to")
 
 
 def readable_file(flag: str, path: Path) -> Path:

@@ -33,6 +33,7 @@ from .nodes import SessionsFile, _RecordItem, plain_node_id, tag_groups, warn_pr
 from .options import (
     BROKEN_LINK,
     absolute,
+    claim_files,
     add_collection_args,
     file_identity,
     not_a_file,
@@ -192,7 +193,7 @@ def pytest_configure(config: pytest.Config) -> None:
     html = _option(config, "--session-eval-html")
     if html is not None and not is_worker(config):
         run.html_path = _writable_file("--session-eval-html", html)
-    _refuse_overwriting_inputs(run)
+    _refuse_overwriting_inputs(config, run)
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(run, "session-eval-run")
     html_extras.register(config)
@@ -204,9 +205,10 @@ def pytest_configure(config: pytest.Config) -> None:
     register_wire_safety(config)
 
 
-def _refuse_overwriting_inputs(run: SessionEvalRun) -> None:
+def _refuse_overwriting_inputs(config: pytest.Config, run: SessionEvalRun) -> None:
     """An output must not be an input: the journal never lands in the metrics, the page never
-    replaces a journal or the metrics (the same file under any spelling or link)."""
+    replaces a journal or the metrics (the same file under any spelling or link), and
+    neither is written to a file of the policy evaluation of the same run."""
     data = {file_identity(p): "a sessions file" for p in run.sources}
     data.update({file_identity(e): "an events file" for e in run.sources.values() if e is not None})
     journals = {file_identity(p): "a journal given to --session-eval" for p in run.report_journals}
@@ -221,6 +223,10 @@ def _refuse_overwriting_inputs(run: SessionEvalRun) -> None:
         what = data.get(file_identity(run.html_path)) or journals.get(file_identity(run.html_path))
         if what:
             raise usage_error("--session-eval-html", f"{run.html_path} is {what} of this run; the page would replace it")
+    reads = [(path, "a sessions file") for path in run.sources]
+    reads += [(path, "an events file") for path in run.sources.values() if path is not None]
+    writes = [(path, flag) for path, flag in ((run.journal_path, "--session-eval-journal"), (run.html_path, "--session-eval-html")) if path is not None]
+    claim_files(config, reads, writes)
 
 
 def _writable_journal(path: Path) -> Path:

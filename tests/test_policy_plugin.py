@@ -341,6 +341,28 @@ def test_together_with_session_eval(pytester: pytest.Pytester) -> None:
     assert "test_default.py::test_default" not in outcomes
 
 
+@pytest.mark.parametrize(
+    ("output", "target", "what"),
+    [
+        ("--session-eval-journal", "decisions.jsonl", "the decisions file"),
+        ("--session-eval-html", "prompts.jsonl", "an envelope set"),
+        ("--session-eval-html", "prompts.manifest.json", "a manifest"),
+    ],
+)
+def test_session_eval_outputs_never_write_to_policy_data(pytester: pytest.Pytester, output: str, target: str, what: str) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario()))
+    write(pytester, "decisions.jsonl", jsonl(observation()))
+    write(pytester, "sessions.jsonl", '{"session_id": "s1", "status": "completed"}\n')
+    before = {path.name: path.read_bytes() for path in pytester.path.iterdir() if path.is_file()}
+    result = pytester.runpytest(
+        "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl", "--session-eval", "sessions.jsonl",
+        output, target, "--session-eval-model-id", "m",
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: {output}: *{target} is {what} of this run; it would be written to"])
+    assert {path.name: path.read_bytes() for path in pytester.path.iterdir() if path.is_file()} == before
+
+
 # --- options from the ini file -----------------------------------------------------------------
 
 

@@ -19,6 +19,7 @@ import pytest
 from ..options import (
     absolute,
     add_collection_args,
+    claim_files,
     file_identity,
     path_kind,
     readable_file,
@@ -90,6 +91,7 @@ def pytest_configure(config: pytest.Config) -> None:
                 raise usage_error(flag, "needs an envelope set to check: give --policy-eval PATH too")
         return
     run = PolicyRun.from_inputs(config, paths, manifest, decisions)
+    claim_files(config, run.files_read)
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(run, "policy-eval-run")
     add_collection_args(config, run.data_files, "--policy-eval")
@@ -207,6 +209,19 @@ class PolicyRun:
         files += [source.file.path for source in self.goldens]
         if self.decisions is not None:
             files.append(self.decisions.path)
+        return files
+
+    @property
+    def files_read(self) -> list[tuple[Path, str]]:
+        """Every file this run reads, with what it is."""
+        files = [(source.file.path, "an envelope set") for source in self.envelopes]
+        files += [(source.file.path, "a golden set") for source in self.goldens]
+        if self.decisions is not None:
+            files.append((self.decisions.path, "the decisions file"))
+        files += [
+            (source.manifest.file.path, "a manifest")
+            for source in [*self.envelopes, *self.goldens]  # also where none is yet
+        ]
         return files
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
