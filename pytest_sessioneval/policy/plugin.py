@@ -218,10 +218,9 @@ class PolicyRun:
         files += [(source.file.path, "a golden set") for source in self.goldens]
         if self.decisions is not None:
             files.append((self.decisions.path, "the decisions file"))
-        files += [
-            (source.manifest.file.path, "a manifest")
-            for source in [*self.envelopes, *self.goldens]  # also where none is yet
-        ]
+        # Also where no manifest is yet: one written there would be read next time.
+        files += [(source.manifest.file.path, "a manifest") for source in self.envelopes]
+        files += [(source.manifest.file.path, "a manifest") for source in self.goldens]
         return files
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
