@@ -12,7 +12,7 @@ from _pytest._code.code import TerminalRepr
 
 from .engine import SessionEvaluation
 from .jsonl import InputProblem
-from .naming import escape_session_id
+from .naming import escape_name
 from .nodes import _RecordItem
 from .outcomes import VerdictFailed, VerdictUndetermined, markers_for, raise_for
 from .record import InvalidRecord, validate_record
@@ -51,14 +51,12 @@ class JournalFile(pytest.File):
             except InvalidRecord as exc:
                 yield self._child(InvalidRecordItem, f"line-{line}[invalid-record]", line=line, error=exc)
                 continue
-            base = escape_session_id(record["run_id"])
+            base = escape_name(record["run_id"])
             if self.journal.verify:
                 yield from self._verification_items(line, record, base)
                 continue
-            for dimension in record["dimensions"]:
-                yield self._child(
-                    StoredDimensionItem, f"{base}[{dimension['id']}]", line=line, record=record, dimension=dimension
-                )
+            for name, dimension in _named(base, record["dimensions"]):
+                yield self._child(StoredDimensionItem, name, line=line, record=record, dimension=dimension)
 
     def _verification_items(self, line: int, record: dict[str, Any], base: str) -> Iterator[_RecordItem]:
         rubric = self.journal.rubrics.get(record["rubric_version"])
@@ -81,11 +79,11 @@ class JournalFile(pytest.File):
                 "(--session-eval); nothing to re-score"
             )
         stored_ids = []
-        for dimension in record["dimensions"]:
+        for name, dimension in _named(base, record["dimensions"]):
             stored_ids.append(dimension["id"])
             yield self._child(
                 VerifiedDimensionItem,
-                f"{base}[{dimension['id']}]",
+                name,
                 line=line,
                 record=record,
                 dimension=dimension,
@@ -97,13 +95,27 @@ class JournalFile(pytest.File):
                 if verdict.id not in stored_ids:
                     yield self._child(
                         VerifiedDimensionItem,
-                        f"{base}[{verdict.id}]",
+                        f"{base}[{escape_name(verdict.id)}]",
                         line=line,
                         record=record,
                         dimension={"id": verdict.id, "method": verdict.method},
                         fresh=fresh,
                         problem=f"{verdict.id} is scored now ({verdict.status}) but missing from the stored record",
                     )
+
+
+def _named(base: str, dimensions: list[dict[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each stored dimension with its node name, ``<base>[<id>]``; a dimension the record
+    repeats is ``<base>[<id>~2]``, ``~3``..., so that every item has a node id of its own."""
+    taken: set[str] = set()
+    for dimension in dimensions:
+        label = escape_name(dimension["id"])
+        name, n = f"{base}[{label}]", 1
+        while name in taken:
+            n += 1
+            name = f"{base}[{label}~{n}]"
+        taken.add(name)
+        yield name, dimension
 
 
 class _StoredItem(_RecordItem):

@@ -1,4 +1,4 @@
-"""Node names that survive any session id.
+"""Node names that survive any id found in the data (sessions, runs, dimensions, scenarios).
 
 pytest splits a node id on ``::`` and cuts the parametrisation at the first
 ``[``, so an id is escaped before it becomes part of a node name: backslash,
@@ -13,19 +13,19 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["escape_session_id"]
+__all__ = ["escape_name"]
 
 _SAFE: Final = re.compile(r"[A-Za-z0-9._\-@+=,;/#%&()'\"!?*~^$<>{}|` ]*", re.ASCII)
 _ESCAPES: Final = {"\\": "\\\\", "[": "\\x5b", "]": "\\x5d"}
 
 
-def escape_session_id(session_id: str) -> str:
-    """Escape ``session_id`` for use in a node name."""
-    if _SAFE.fullmatch(session_id):
-        return session_id
+def escape_name(text: str) -> str:
+    """Escape ``text`` (a session id, a dimension id...) for use in a node name."""
+    if _SAFE.fullmatch(text):
+        return text
     out: list[str] = []
     previous_colon = False
-    for char in session_id:
+    for char in text:
         code = ord(char)
         if char == ":":
             out.append("\\x3a" if previous_colon else ":")

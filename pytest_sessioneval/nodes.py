@@ -13,7 +13,7 @@ from _pytest.pathlib import bestrelpath
 
 from .engine import Evaluation, SessionEvaluation, SkippedSession, UnidentifiedRecord
 from .jsonl import InputProblem
-from .naming import escape_session_id
+from .naming import escape_name
 from .options import wire_safe
 from .outcomes import VerdictFailed, VerdictUndetermined, markers_for, raise_for
 from .rubric import DimensionVerdict
@@ -109,14 +109,14 @@ class SessionsFile(pytest.File):
         rubric = self.evaluation.rubric
         for entry in self.evaluation.entries:
             if isinstance(entry, SessionEvaluation):
-                base = escape_session_id(entry.session_id)
+                base = escape_name(entry.session_id)
                 started = entry.record.get("started_at")  # decoded once for the session's items
                 if type(started) is not str:  # no timestamp; and a deep list would break the reporters
                     started = None
                 for verdict in (*entry.dimensions, *entry.judge):
                     yield self._child(
                         DimensionItem,
-                        f"{base}[{verdict.id}]",
+                        f"{base}[{escape_name(verdict.id)}]",
                         evaluation=entry,
                         started_at=started,
                         verdict=verdict,
@@ -124,7 +124,7 @@ class SessionsFile(pytest.File):
                         rubric_sha256=rubric.sha256,
                     )
             elif isinstance(entry, SkippedSession):
-                yield self._child(SkippedSessionItem, escape_session_id(entry.session_id), entry=entry)
+                yield self._child(SkippedSessionItem, escape_name(entry.session_id), entry=entry)
             else:
                 yield self._child(UnidentifiedRecordItem, f"line-{entry.line}[no-session-id]", entry=entry)
 
@@ -145,7 +145,7 @@ GROUP_PREFIX = "session-eval:"
 
 def group_name(session_id: str) -> str:
     """A session's ``xdist_group``: the escaped id, since xdist shows it in node ids."""
-    return GROUP_PREFIX + escape_session_id(session_id)
+    return GROUP_PREFIX + escape_name(session_id)
 
 
 def plain_node_id(report: object) -> None:

@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Final, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..naming import escape_session_id
+from ..naming import escape_name
 from ..options import BROKEN_LINK, stat_kind
 from ..values import is_blank
 from .envelope import INVARIANTS, ScenarioRecord
@@ -125,7 +125,7 @@ class Verdict:
 
     @property
     def name(self) -> str:
-        return f"{self.subject}[{escape_session_id(self.check)}]"
+        return f"{self.subject}[{escape_name(self.check)}]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,7 +370,7 @@ class _Subjects:
         self._taken: set[str] = set()
 
     def claim(self, key: str | None, line: int) -> str:
-        subject = escape_session_id(key) if key else f"line-{line}"
+        subject = escape_name(key) if key else f"line-{line}"
         while subject in self._taken:  # more than once only when an id spells "<id>@line-<N>"
             subject = f"{subject}@line-{line}"
         self._taken.add(subject)
