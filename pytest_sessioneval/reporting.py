@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from .intervals import DimensionRate, format_rate, ranking_note
+from .naming import escape_name
 from .nodes import ITEM_KEYWORD
 from .options import wire_safe
 from .rubric import FAIL, PASS, STATUSES
@@ -34,8 +35,8 @@ class Tally:
     # A journal given as input may hold several evaluations of one session: it counts once,
     # by its latest record (the last line). (file, session) -> (line, {(dimension, judge?): status}).
     stored: dict[tuple[str, str], tuple[int, dict[tuple[str, bool], str]]] = field(default_factory=dict)
-    unidentified: int = 0
-    verification: Counter[str] = field(default_factory=Counter)
+    unidentified: set[str] = field(default_factory=set)  # node ids of the items that ran
+    verification: dict[str, str] = field(default_factory=dict)  # node id -> outcome
     # The data files whose items are counted, as pytest locates them (relative to the
     # rootdir): another test's record_property never counts, whatever its names.
     files: frozenset[str] = frozenset()
@@ -48,12 +49,16 @@ class Tally:
             return
         props: dict[str, Any] = dict(report.user_properties)
         if props.get("verification"):
-            self.verification[report.outcome] += 1
+            self.verification[report.nodeid] = report.outcome
             return
         if "dimension" in props and "status" in props:
             key = (report.location[0], wire_safe(props["session_id"]))
             dimension, status, judge = props["dimension"], props["status"], props.get("method") == "judge"
-            (self.judged if judge else self.sessions).setdefault(key, set()).add(dimension)
+            ran = (self.judged if judge else self.sessions).setdefault(key, set())
+            # An item reported again (--dist each, a path given twice with --keep-duplicates)
+            # is one observation: counting it twice would narrow the intervals.
+            repeated = dimension in ran
+            ran.add(dimension)
             if "run_id" in props:  # a stored record of a journal given as input: counted in lines()
                 given = props.get("line")
                 line = given if type(given) is int else 0
@@ -63,11 +68,12 @@ class Tally:
                 if latest[0] == line:
                     latest[1][(dimension, judge)] = status
                 return
-            (self.judge_counts if judge else self.counts)[dimension][status] += 1
+            if not repeated:
+                (self.judge_counts if judge else self.counts)[dimension][status] += 1
         elif props.get("eligible") is False:
             self.not_scored.add((report.location[0], wire_safe(props["session_id"])))
         elif "reason" in props and props.get("session_id") is None:
-            self.unidentified += 1
+            self.unidentified.add(report.nodeid)
 
     def ran(self, file: str, session_id: str) -> set[str]:
         """The deterministic dimensions of this scored session of ``file`` (located as pytest
@@ -85,10 +91,11 @@ class Tally:
     def verification_line(self) -> str | None:
         if not self.verification:
             return None
+        outcomes = Counter(self.verification.values())
         return (
-            f"re-verification: {self.verification['passed']} stored verdict(s) reproduced, "
-            f"{self.verification['failed']} not reproduced, "
-            f"{self.verification['skipped']} not re-verifiable (judge)"
+            f"re-verification: {outcomes['passed']} stored verdict(s) reproduced, "
+            f"{outcomes['failed']} not reproduced, "
+            f"{outcomes['skipped']} not re-verifiable (judge)"
         )
 
     @property
@@ -116,7 +123,7 @@ class Tally:
         if self.not_scored:
             lines[0] += f", {len(self.not_scored)} not scored (abandoned, unfinished or without evidence of work)"
         if self.unidentified:
-            lines[0] += f", {self.unidentified} record(s) without a usable session_id"
+            lines[0] += f", {len(self.unidentified)} record(s) without a usable session_id"
         lines.extend(_table(counts, dimension_order, rates=True))
         if counts:
             rates = [DimensionRate.from_counts(d, counts[d]) for d in _ordered(counts, dimension_order)]
@@ -137,14 +144,15 @@ def _ordered(counts: dict[str, Counter[str]], order: tuple[str, ...]) -> list[st
 def _table(counts: dict[str, Counter[str]], order: tuple[str, ...], rates: bool = False) -> list[str]:
     """One row per dimension, one column per status, and (for graded tables) the pass rate."""
     dimensions = _ordered(counts, order)
+    labels = {d: d if d.isprintable() else escape_name(d) for d in dimensions}  # one row, one line
     if not dimensions:
         return []
-    width = max([len("dimension"), *map(len, dimensions)])
+    width = max([len("dimension"), *map(len, labels.values())])
     rows = [f"{'dimension':<{width}}  " + "  ".join(STATUSES) + ("  pass rate" if rates else "")]
     for dimension in dimensions:
         cells = "  ".join(f"{counts[dimension][status]:>{len(status)}}" for status in STATUSES)
         rate = f"  {format_rate(counts[dimension][PASS], counts[dimension][FAIL]).removeprefix('pass rate ')}" if rates else ""
-        rows.append(f"{dimension:<{width}}  {cells}{rate}")
+        rows.append(f"{labels[dimension]:<{width}}  {cells}{rate}")
     return rows
 
 

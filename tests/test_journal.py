@@ -605,3 +605,49 @@ def test_a_journal_as_input_counts_each_session_once_by_its_latest_record(pytest
         "plan-fidelity * 1     1               0                 0  0.50 (n = 2,*",
         "HTML report: the journals given as input are not drawn; the page shows the sessions scored in this run",
     ])
+
+
+def test_any_dimension_id_of_a_stored_record_makes_a_node_id_of_its_own(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    records = []
+    for run, odd in (("r1", "\ud800"), ("r2", "a]b::c[d"), ("r3", "x\ny")):
+        record = reference_record(run_id=run)
+        record["dimensions"][0]["id"] = odd
+        records.append(record)
+    (pytester.path / "eval.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    for extra in ((), ("-n", "2")):
+        result = pytester.runpytest("--session-eval", "eval.jsonl", "-v", "-p", "no:randomly", *extra)
+        output = result.stdout.str() + result.stderr.str()
+        assert "INTERNALERROR" not in output and "Traceback" not in output
+        result.assert_outcomes(passed=15, skipped=3)
+        result.stdout.fnmatch_lines_random([
+            "*eval.jsonl::r1?\\ud800?*",
+            "*eval.jsonl::r2?a\\x5db:\\x3ac\\x5bd?*",
+            "*eval.jsonl::r3?x\\x0ay?*",
+        ])
+    # Each node id selects exactly its item; the summary keeps one line per dimension.
+    selected = pytester.runpytest("--session-eval", "eval.jsonl", "eval.jsonl::r2[a\\x5db:\\x3ac\\x5bd]")
+    selected.assert_outcomes(passed=1)
+    assert not any(line == "y" or line.startswith("y ") for line in selected.stdout.lines)
+
+
+def test_an_item_reported_twice_is_counted_once(pytester: pytest.Pytester, metrics: Path) -> None:
+    pytest.importorskip("xdist")
+    once = pytester.runpytest("--session-eval", str(metrics), "-p", "no:randomly")
+    table = [line for line in once.stdout.lines if "n = " in line or "scored" in line]
+    assert table
+    for extra in (("-n", "2", "--dist", "each"), (str(metrics / "sessions.jsonl"), "--keep-duplicates")):
+        again = pytester.runpytest("--session-eval", str(metrics), "-p", "no:randomly", *extra)
+        assert [line for line in again.stdout.lines if "n = " in line or "scored" in line] == table
+
+
+def test_a_dimension_a_stored_record_repeats_gets_a_node_id_of_its_own(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    record = reference_record(run_id="r1")
+    record["dimensions"].insert(3, dict(record["dimensions"][2], status="fail"))
+    (pytester.path / "eval.jsonl").write_text(json.dumps(record) + "\n")
+    result = pytester.runpytest("--session-eval", "eval.jsonl", "--co", "-q")
+    ids = [line for line in result.stdout.lines if "::" in line]
+    assert len(ids) == len(set(ids)) == 7
+    assert "eval.jsonl::r1[gate-health~2]" in ids
+    pytester.runpytest("--session-eval", "eval.jsonl", "eval.jsonl::r1[gate-health~2]").assert_outcomes(failed=1)
