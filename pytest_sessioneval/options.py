@@ -25,6 +25,7 @@ __all__ = [
     "add_options",
     "claim_files",
     "get_option",
+    "only_informs",
     "option_value",
     "readable_file",
     "remember_default_args",
@@ -125,13 +126,19 @@ def get_option(config: pytest.Config, option: Option) -> Any:
         if option.kind == "path":
             return Path(config.invocation_params.dir, value)
         return value
-    value = config.getini(option.ini)
+    where = f" in {config.inipath}" if config.inipath else ""
+    try:
+        value = config.getini(option.ini)
+    except (pytest.UsageError, TypeError, ValueError) as exc:  # pytest's own message names neither
+        raise pytest.UsageError(f"ini key {option.ini}{where}: {exc}") from None
     if option.kind in ("paths", "list"):
         if isinstance(value, str):  # a TOML string where a list belongs
             value = value.split()
-        return list(value or [])
+        values = list(value or [])
+        if not all(isinstance(v, (str, Path)) for v in values):
+            raise pytest.UsageError(f"ini key {option.ini}{where}: expected a list of strings, got {value!r}")
+        return values
     if option.kind != "bool" and value is not None and not isinstance(value, str):
-        where = f" in {config.inipath}" if config.inipath else ""
         raise pytest.UsageError(f"ini key {option.ini}{where}: expected a string, got {value!r}")
     if option.kind == "bool":
         return bool(value)
@@ -144,6 +151,12 @@ def get_option(config: pytest.Config, option: Option) -> Any:
 def option_value(config: pytest.Config, flag: str, options: Sequence[Option] = OPTIONS) -> Any:
     """``get_option`` by flag."""
     return get_option(config, next(option for option in options if option.flag == flag))
+
+
+def only_informs(config: pytest.Config) -> bool:
+    """``--help`` or ``--markers``: pytest shows text and runs nothing, so inputs are not checked
+    (a stale ini path must not hide the help that explains it)."""
+    return bool(getattr(config.option, "help", False) or getattr(config.option, "markers", False))
 
 
 def usage_error(flag: str, message: str) -> pytest.UsageError:
@@ -287,8 +300,9 @@ def remember_default_args(config: pytest.Config) -> None:
     config.stash.setdefault(_DEFAULT_ARGS, list(config.args))
 
 
-def add_collection_args(config: pytest.Config, files: Sequence[Path], flag: str) -> None:
-    """Have the plugins' data files collected (see ``_CollectionArgs`` for which, when).
+def add_collection_args(config: pytest.Config, files: Sequence[Path], flag: str, *, from_ini: bool = False) -> None:
+    """Have the plugins' data files collected (see ``_CollectionArgs`` for which, when);
+    ``from_ini``: they are named by ini keys only, not on the command line.
 
     Each is passed to pytest relative to where it was started, so that only its own
     name can hold what a pytest path may not (``[`` or ``::``, which pytest reads as
@@ -307,18 +321,24 @@ def add_collection_args(config: pytest.Config, files: Sequence[Path], flag: str)
                 "parts of a node id); rename it, or give a symbolic link without them",
             )
         config.stash.setdefault(_DATA_FILES, []).append(spelled)
+    if not from_ini:
+        config.stash[_ON_COMMAND_LINE] = True
     if not config.pluginmanager.has_plugin(_COLLECTION_ARGS):
         config.pluginmanager.register(_CollectionArgs(), _COLLECTION_ARGS)
 
 
 _DATA_FILES = pytest.StashKey[list[str]]()  # as passed to pytest: relative to the invocation dir
+_ON_COMMAND_LINE = pytest.StashKey[bool]()  # some data was named on the command line
 _COLLECTION_ARGS = "sessioneval-collection-args"
 
 
 class _CollectionArgs:
     """Sets the paths to collect once every plugin of this package has named its data files.
 
-    - No test path given: only the data files are collected (not the whole rootdir).
+    - No test path given, data named on the command line: only the data files are collected
+      (not the whole rootdir, nor ``testpaths``).
+    - No test path given, data named by ini keys only: the data files join what pytest
+      collects by default (``testpaths``, or the rootdir), as any part of the test suite.
     - Test paths given, none of them a data file (``pytest tests/ --session-eval m``): both.
     - A data file or a node id in one given (``pytest ... "m/sessions.jsonl::s[gate-health]"``):
       exactly what was given, as for any test file; no other data file is added.
@@ -334,7 +354,11 @@ class _CollectionArgs:
         config = session.config
         start = config.invocation_params.dir
         files = config.stash.get(_DATA_FILES, [])
-        if not config.option.file_or_dir and config.args == config.stash.get(_DEFAULT_ARGS, None):
+        if (
+            not config.option.file_or_dir
+            and config.stash.get(_ON_COMMAND_LINE, False)
+            and config.args == config.stash.get(_DEFAULT_ARGS, None)
+        ):
             config.args[:] = []
         present = {os.path.abspath(start / arg.split("::")[0]) for arg in config.args}
         wanted = {os.path.abspath(start / spelled): spelled for spelled in files}

@@ -141,6 +141,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", line)
     if not config.pluginmanager.hasplugin("xdist"):
         config.addinivalue_line("markers", "xdist_group(name): group items on one pytest-xdist worker")
+    if opt.only_informs(config):
+        return
     paths = _option(config, "--session-eval")
     verify = _option(config, "--session-eval-verify")
     if not paths and not verify:
@@ -198,7 +200,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(run, "session-eval-run")
     html_extras.register(config)
     add_collection_args(
-        config, run.collected_paths(), "--session-eval-verify" if run.verify_path else "--session-eval"
+        config,
+        run.collected_paths(),
+        "--session-eval-verify" if run.verify_path else "--session-eval",
+        from_ini=config.getoption("session_eval") is None and config.getoption("session_eval_verify") is None,
     )
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistBridge(config), "session-eval-xdist")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import MetricsWriter, gate, session
+from conftest import MetricsWriter, gate, metrics_writer, session
 
 
 @pytest.fixture
@@ -211,6 +211,46 @@ def test_ini_keys(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> No
     result = pytester.runpytest("--co", "-q")
     names = [line.split("::")[1] for line in result.stdout.lines if "::" in line]
     assert names == [f"b[{d}]" for d in DIMENSIONS]
+
+
+def test_data_named_in_the_ini_file_joins_the_test_suite(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+    metrics = write_metrics([session("a")], [])
+    pytester.mkdir("tests")
+    (pytester.path / "tests" / "test_unit.py").write_text("def test_unit(): pass\n")
+    pytester.makeini(f"[pytest]\ntestpaths = tests\nsession_eval_paths = {metrics}\n")
+    def collected(*args: str) -> list[str]:
+        return [line for line in pytester.runpytest("--co", "-q", *args).stdout.lines if "::" in line]
+    everything = collected()
+    assert "tests/test_unit.py::test_unit" in everything and len(everything) == 1 + len(DIMENSIONS)
+    # Named on the command line, the data is what runs; a test path given runs with it.
+    assert "tests/test_unit.py::test_unit" not in collected("--session-eval", str(metrics))
+    assert collected("tests") == everything
+
+
+@pytest.mark.parametrize(
+    ("ini", "message"),
+    [
+        ("[tool.pytest.ini_options]\nsession_eval_paths = 'metrics'\nsession_eval_sessions = [1, 'b']\n", "*ini key session_eval_sessions in *pyproject.toml: expected a list of strings, got [[]1, 'b'[]]"),
+        ("[tool.pytest.ini_options]\nsession_eval_paths = 'metrics'\nsession_eval_sessions = [[1]]\n", "*ini key session_eval_sessions in *pyproject.toml: expected a list of strings*"),
+        ("[tool.pytest.ini_options]\nsession_eval_paths = ['metrics', 3]\n", "*ini key session_eval_paths in *pyproject.toml: *"),
+        ("[tool.pytest.ini_options]\nsession_eval_paths = 'metrics'\nsession_eval_latest = 'maybe'\n", "*ini key session_eval_latest in *pyproject.toml: *maybe*"),
+    ],
+)
+def test_an_ill_typed_ini_value_is_a_usage_error_naming_the_key(pytester: pytest.Pytester, ini: str, message: str) -> None:
+    metrics_writer(pytester.path)([session("a")], [])
+    pytester.makefile(".toml", pyproject=ini)
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: {message}"])
+
+
+@pytest.mark.parametrize("flag", ["--help", "--markers"])
+def test_help_is_shown_whatever_the_inputs_in_the_ini_file(pytester: pytest.Pytester, flag: str) -> None:
+    pytester.makeini("[pytest]\nsession_eval_paths = .orchestrator/metrics\npolicy_eval_paths = gone.jsonl\n")
+    result = pytester.runpytest(flag)
+    assert result.ret == pytest.ExitCode.OK
+    assert "session-eval" in result.stdout.str() or "deterministic" in result.stdout.str()
+    assert pytester.runpytest().ret == pytest.ExitCode.USAGE_ERROR
 
 
 def test_events_option_overrides_the_file_beside(pytester: pytest.Pytester, write_metrics: MetricsWriter, tmp_path: Path) -> None:

@@ -382,6 +382,11 @@ def test_ini_keys(pytester: pytest.Pytester) -> None:
     assert outcomes["data/prompts.jsonl::fix-failing-test[forward]"] == "PASSED"
     assert outcomes["data/decisions.jsonl::fix-failing-test[known-scenario]"] == "PASSED"
     assert outcomes["data/prompts.jsonl::dataset[min-records]"] == "FAILED"
+    # The project's own tests still run beside the data the ini file names.
+    write(pytester, "tests/test_unit.py", "def test_unit(): pass\n")
+    _, with_tests = run(pytester)
+    assert with_tests["tests/test_unit.py::test_unit"] == "PASSED"
+    assert set(with_tests) - {"tests/test_unit.py::test_unit"} == set(outcomes)
 
 
 def test_the_command_line_wins_over_the_ini_file(pytester: pytest.Pytester) -> None:

@@ -21,6 +21,7 @@ from ..options import (
     add_collection_args,
     claim_files,
     file_identity,
+    only_informs,
     path_kind,
     readable_file,
     register_wire_safety,
@@ -80,7 +81,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "policy_eval: a check of a policy-eval dataset (envelope set, golden set, decisions)"
     )
-    if RUN_KEY in config.stash:
+    if RUN_KEY in config.stash or only_informs(config):
         return
     paths: list[Path] = get_option(config, "--policy-eval")
     manifest: Path | None = get_option(config, "--policy-manifest")
@@ -94,7 +95,7 @@ def pytest_configure(config: pytest.Config) -> None:
     claim_files(config, run.files_read)
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(run, "policy-eval-run")
-    add_collection_args(config, run.data_files, "--policy-eval")
+    add_collection_args(config, run.data_files, "--policy-eval", from_ini=config.getoption("policy_eval") is None)
     register_wire_safety(config)
 
 
