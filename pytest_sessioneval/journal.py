@@ -19,8 +19,9 @@ from typing import Any
 
 import orjson
 
+from .engine import SESSIONS_FILE
 from .jsonl import InputProblem, iter_objects
-from .record import InvalidRecord, validate_record
+from .record import RECORD_KIND, InvalidRecord, validate_record
 from .values import is_blank
 
 __all__ = ["AppendOutcome", "JournalError", "append_records", "is_journal", "read_journal"]
@@ -49,7 +50,11 @@ def is_journal(path: Path) -> bool:
 
     Journal records carry ``record_kind``; session records carry ``session_id`` and
     never ``record_kind``. Objects with neither (a header, a note) are looked past.
+    A file named ``sessions.jsonl`` is sessions whatever it holds, as it is when its
+    directory is given.
     """
+    if path.name == SESSIONS_FILE:
+        return False
     try:
         for _, record in iter_objects(path, []):
             if "record_kind" in record:
@@ -107,9 +112,9 @@ def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutco
             version = stored.get("rubric_version")
             provenance = stored.get("provenance")
             digest = provenance.get("rubric_sha256") if isinstance(provenance, dict) else None
-            # Only a record binds (it has a kind and a run id); a stray line must not
-            # block every later append.
-            is_record = "record_kind" in stored and isinstance(run, str)
+            # Only a session-eval record binds (its kind and a run id); a stray line, or
+            # a record of another kind, must not block every later append.
+            is_record = stored.get("record_kind") == RECORD_KIND and isinstance(run, str)
             if is_record and isinstance(version, str) and isinstance(digest, str) and not is_blank(digest):
                 rubric_hash.setdefault(version, (digest, number))
         size = os.fstat(fd).st_size

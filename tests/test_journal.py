@@ -278,8 +278,14 @@ def test_pre_registration_guard_refuses_an_edited_rubric(pytester: pytest.Pytest
     assert len(journal_lines(pytester)) == 1
 
 
-def test_a_stray_line_binds_no_rubric(pytester: pytest.Pytester, metrics: Path) -> None:
-    stray = {"rubric_version": "rubric-v1", "provenance": {"rubric_sha256": "not-a-hash"}}
+@pytest.mark.parametrize(
+    "stray",
+    [
+        {"rubric_version": "rubric-v1", "provenance": {"rubric_sha256": "not-a-hash"}},
+        {"record_kind": "note", "run_id": "x", "rubric_version": "rubric-v1", "provenance": {"rubric_sha256": "TODO"}},
+    ],
+)
+def test_a_stray_line_binds_no_rubric(pytester: pytest.Pytester, metrics: Path, stray: dict[str, Any]) -> None:
     (pytester.path / "eval.jsonl").write_text(json.dumps(stray) + "\n")
     result = journal_run(pytester, metrics)
     assert "REFUSED" not in result.stdout.str()
@@ -651,3 +657,11 @@ def test_a_dimension_a_stored_record_repeats_gets_a_node_id_of_its_own(pytester:
     assert len(ids) == len(set(ids)) == 7
     assert "eval.jsonl::r1[gate-health~2]" in ids
     pytester.runpytest("--session-eval", "eval.jsonl", "eval.jsonl::r1[gate-health~2]").assert_outcomes(failed=1)
+
+
+def test_a_file_named_sessions_jsonl_is_sessions_whatever_its_first_record_holds(pytester: pytest.Pytester, project_metrics: MetricsWriter) -> None:
+    metrics = project_metrics([session("a") | {"record_kind": "backfill"}, session("b")])
+    by_file = pytester.runpytest("--session-eval", str(metrics / "sessions.jsonl"), "--co", "-q")
+    by_directory = pytester.runpytest("--session-eval", str(metrics), "--co", "-q")
+    assert [line for line in by_file.stdout.lines if "::" in line] == [line for line in by_directory.stdout.lines if "::" in line]
+    assert any("::a[" in line for line in by_file.stdout.lines)
