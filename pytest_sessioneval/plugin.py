@@ -242,9 +242,11 @@ def _writable_file(flag: str, path: Path) -> Path:
     kind = path_kind(flag, path)
     if kind not in (None, BROKEN_LINK, "file"):  # writing through a link to nothing creates its target
         raise usage_error(flag, f"{path}: not a file")
-    if path_kind(flag, path.parent) != "dir":
-        raise usage_error(flag, f"{path}: directory {path.parent} does not exist")
-    if not os.access(path if kind == "file" else path.parent, os.W_OK):
+    # A link to nothing is written through: its target's directory must exist.
+    where = Path(os.path.realpath(path)).parent if kind == BROKEN_LINK else path.parent
+    if path_kind(flag, where) != "dir":
+        raise usage_error(flag, f"{path}: directory {where} does not exist")
+    if not os.access(path if kind == "file" else where, os.W_OK):
         raise usage_error(flag, f"{path}: not writable")
     return absolute(path)
 

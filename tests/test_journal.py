@@ -342,9 +342,14 @@ def test_xdist_appends_each_record_once(pytester: pytest.Pytester, metrics: Path
 
 @pytest.mark.parametrize(
     ("journal", "message"),
-    [("missing-dir/eval.jsonl", "*directory*missing-dir does not exist*"), ("metrics", "*metrics: not a file*")],
+    [
+        ("missing-dir/eval.jsonl", "*directory*missing-dir does not exist*"),
+        ("metrics", "*metrics: not a file*"),
+        ("link.jsonl", "*link.jsonl: directory *nowhere does not exist*"),  # a link into a missing directory
+    ],
 )
 def test_an_unusable_journal_path_is_a_usage_error(pytester: pytest.Pytester, metrics: Path, journal: str, message: str) -> None:
+    (pytester.path / "link.jsonl").symlink_to(pytester.path / "nowhere" / "eval.jsonl")
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-journal", journal, "--session-eval-model-id", "m")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([message])
