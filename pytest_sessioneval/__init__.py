@@ -6,6 +6,7 @@ __version__ = "0.1.0"
 
 from .engine import (
     Evaluation,
+    InputWarning,
     Selection,
     SessionEvaluation,
     SkippedSession,
@@ -21,10 +22,12 @@ __all__ = [
     "Dimension",
     "DimensionVerdict",
     "Evaluation",
+    "InputWarning",
     "Rubric",
     "SessionContext",
     "SessionEvaluation",
     "Selection",
+    "SessionEvalInputWarning",
     "SkippedSession",
     "UnidentifiedRecord",
     "Verdict",
@@ -32,3 +35,14 @@ __all__ = [
     "evaluate",
     "score_sessions",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # The warning class lives with the pytest layer; importing it only when asked keeps
+    # ``import pytest_sessioneval`` (the scoring API) free of it. Named for -W and
+    # filterwarnings: ``ignore::pytest_sessioneval.SessionEvalInputWarning``.
+    if name == "SessionEvalInputWarning":
+        from .nodes import SessionEvalInputWarning
+
+        return SessionEvalInputWarning
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,13 +8,15 @@ nothing; bad lines become ``InputProblem`` entries, never exceptions.
 from __future__ import annotations
 
 import gc
+import os
+import warnings
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Union
 
 from .events import read_events
-from .jsonl import InputProblem, decode_object, iter_lines
+from .jsonl import InputProblem, InputWarning, decode_object, iter_lines
 from .kpis import extract_kpis
 from .peers import PeerIndex, Peers
 from .rubric import DimensionVerdict, Method, Rubric, RubricError, SessionContext, Status
@@ -30,6 +32,7 @@ from .timestamps import parse_timestamp_ms
 
 __all__ = [
     "Evaluation",
+    "InputWarning",
     "NoEligibleSession",
     "SessionEvaluation",
     "Selection",
@@ -381,8 +384,33 @@ def score_sessions(
     result lists the scored sessions in file order (the order of each session's
     authoritative, last, line). ``check_every_event_line=False`` skips decoding
     event lines no rubric-v1 dimension reads (see ``evaluate``).
+
+    Unusable lines are skipped with one ``InputWarning`` naming the first of them
+    (``evaluate`` returns them all). Raises ``OSError`` when a file cannot be read
+    and ``ValueError`` when the events file is given as the sessions.
     """
     sessions_path, events_path = resolve_inputs(Path(path), Path(events) if events else None)
-    return evaluate(
-        sessions_path, events_path, rubric=rubric, check_every_event_line=check_every_event_line
-    ).scored
+    if events_path is not None and _same_file(sessions_path, events_path):
+        raise ValueError(f"{sessions_path}: is the events file; give the sessions.jsonl (or the directory holding both)")
+    result = evaluate(sessions_path, events_path, rubric=rubric, check_every_event_line=check_every_event_line)
+    if result.problems:
+        shown = "; ".join(map(str, result.problems[:_SHOWN_PROBLEMS]))
+        more = f"; and {len(result.problems) - _SHOWN_PROBLEMS} more" if len(result.problems) > _SHOWN_PROBLEMS else ""
+        warnings.warn(
+            InputWarning(
+                f"{len(result.problems)} unusable input line(s) skipped: {shown}{more} "
+                "(evaluate() lists them all in Evaluation.problems)"
+            ),
+            stacklevel=2,
+        )
+    return result.scored
+
+
+_SHOWN_PROBLEMS: Final = 3
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False

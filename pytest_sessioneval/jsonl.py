@@ -29,6 +29,10 @@ class InputProblem:
         return f"{self.path}:{self.line}: {self.message}"
 
 
+class InputWarning(UserWarning):
+    """Lines of the inputs could not be used and were skipped (``score_sessions``)."""
+
+
 _KIND = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean"}
 
 

@@ -668,8 +668,26 @@ class SessionEvalRun:
         terminalreporter.write_sep("=", "session evaluation")
         for line in self.tally.lines(self.rubric.dimension_ids, self.rubric.version, self.rubric.judge_ids):
             terminalreporter.write_line(line)
+        skipped = self._input_problems_line(config)
+        if skipped:
+            terminalreporter.write_line(skipped, yellow=True)
         for message in self.journal_messages:
             terminalreporter.write_line(message, red=message.startswith(("ERROR", "REFUSED")))
+
+
+    _SHOWN_PROBLEMS = 3
+
+    def _input_problems_line(self, config: pytest.Config) -> str | None:
+        """The unusable input lines, counted and the first ones named: said here too, since
+        warnings can be silenced (``-p no:warnings``) and a skipped line must never go unseen."""
+        problems = [p for evaluation in self.evaluations.values() for p in evaluation.problems]
+        problems += [p for journal in self.journals.values() for p in journal.problems]
+        if not problems:
+            return None
+        start = config.invocation_params.dir
+        named = ", ".join(f"{bestrelpath(start, Path(p.path))}:{p.line}" for p in problems[: self._SHOWN_PROBLEMS])
+        more = ", ..." if len(problems) > self._SHOWN_PROBLEMS else ""
+        return f"{len(problems)} unusable input line(s) skipped ({named}{more}); each is a SessionEvalInputWarning"
 
 
 def _located(config: pytest.Config, path: Path) -> str:

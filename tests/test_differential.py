@@ -469,6 +469,7 @@ def report(mismatches: list[str], failing: list[Case], compared: int, unit: str 
     return text
 
 
+@pytest.mark.filterwarnings("ignore::pytest_sessioneval.InputWarning")  # bad lines on purpose
 def test_every_eligible_session_matches_the_oracle(cases: list[Case]) -> None:
     mismatches: list[str] = []
     failing: list[Case] = []
@@ -641,6 +642,7 @@ def test_scenario_peers_rewrites_and_missing_events(tmp_path: Path) -> None:
     assert [_summary(s) for s in got] == [_summary(s) for s in want]
 
 
+@pytest.mark.filterwarnings("ignore::pytest_sessioneval.InputWarning")  # bad lines on purpose
 def test_scenario_latest_takes_an_older_line_of_an_abandoned_id(tmp_path: Path) -> None:
     sessions = [
         {"session_id": "p", "status": "completed", "started_at": "2026-07-16T00:00:00Z", "completed_at": "2026-07-16T00:00:01.4999Z"},

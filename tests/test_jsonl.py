@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import random
+import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import session, write_jsonl
 
-from pytest_sessioneval import score_sessions
+from pytest_sessioneval import InputWarning, score_sessions
 from pytest_sessioneval.jsonl import _decode_deep, _parse_int, _reject_constant, decode_object
 from pytest_sessioneval.values import show
 
@@ -110,3 +111,20 @@ def test_a_deeply_nested_event_still_counts_and_so_does_a_deeply_nested_peer(tmp
         (scored,) = score_sessions(tmp_path, check_every_event_line=every)
         assert scored.dimension("process-safety").status == "fail"
         assert scored.peers.names == ("p",)
+
+
+def test_the_api_warns_about_skipped_lines_and_refuses_an_events_file_as_sessions(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "sessions.jsonl", [session("ok"), '{"session_id": "lost",', "garbage", *["x"] * 3])
+    write_jsonl(tmp_path / "events.jsonl", [])
+    with pytest.warns(InputWarning) as caught:
+        scored = score_sessions(tmp_path)
+    assert [s.session_id for s in scored] == ["ok"]
+    (message,) = [str(w.message) for w in caught]
+    assert message.startswith(f"5 unusable input line(s) skipped: {tmp_path / 'sessions.jsonl'}:2: not valid JSON")
+    assert "; and 2 more (evaluate() lists them all in Evaluation.problems)" in message
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        write_jsonl(tmp_path / "sessions.jsonl", [session("ok")])
+        assert len(score_sessions(tmp_path)) == 1  # no warning when every line is usable
+    with pytest.raises(ValueError, match="events.jsonl: is the events file; give the sessions.jsonl"):
+        score_sessions(tmp_path / "events.jsonl")

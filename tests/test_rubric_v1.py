@@ -193,6 +193,7 @@ def test_ill_typed_values_are_named_in_the_evidence(tmp_path: Path) -> None:
     assert 'total_files_changed="3" is not a number' in result.dimension("verification-evidence").evidence
 
 
+@pytest.mark.filterwarnings("ignore::pytest_sessioneval.InputWarning")  # bad lines on purpose
 def test_process_safety(tmp_path: Path) -> None:
     blocked = {"event": "orchestrator.destructive_guard.blocked", "timestamp": "2026-07-20T09:10:00Z"}
     loop = {"event": "orchestrator.loop.warning", "timestamp": "2026-07-20T09:10:00Z"}
