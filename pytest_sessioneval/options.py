@@ -29,6 +29,7 @@ __all__ = [
     "option_value",
     "readable_file",
     "remember_default_args",
+    "runs_no_item",
     "usage_error",
 ]
 
@@ -157,6 +158,13 @@ def only_informs(config: pytest.Config) -> bool:
     """``--help`` or ``--markers``: pytest shows text and runs nothing, so inputs are not checked
     (a stale ini path must not hide the help that explains it)."""
     return bool(getattr(config.option, "help", False) or getattr(config.option, "markers", False))
+
+
+def runs_no_item(config: pytest.Config) -> bool:
+    """``--co``, ``--setup-only`` or ``--setup-plan``: items are collected, none runs, so
+    nothing is counted or written."""
+    option = config.option
+    return bool(option.collectonly or getattr(option, "setuponly", False) or getattr(option, "setupplan", False))
 
 
 def usage_error(flag: str, message: str) -> pytest.UsageError:

@@ -442,8 +442,7 @@ class SessionEvalRun:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Read and score every input once, before collection; input errors are usage errors."""
         index_teardown_reports(session.config.pluginmanager.getplugin("terminalreporter"))
-        option = session.config.option
-        self.dry_run = bool(option.collectonly or getattr(option, "setuponly", False) or getattr(option, "setupplan", False))
+        self.dry_run = opt.runs_no_item(session.config)
         self.tally.files = frozenset(_located(session.config, path) for path in self.collected_paths())
         try:
             for path in self.report_journals:

@@ -920,3 +920,12 @@ def test_a_line_that_holds_json_but_no_object_is_read_and_explains_no_shortfall(
     (data / "prompts.manifest.json").write_text(json.dumps(manifest))
     failed, _ = run_example(pytester)
     assert failed == {"policy/prompts.jsonl::line-13[json]", "policy/prompts.jsonl::dataset[min-records]"}
+
+
+@pytest.mark.parametrize("dry_run", ["--co", "--setup-only", "--setup-plan"])
+def test_a_run_that_runs_no_item_prints_no_policy_summary(pytester: pytest.Pytester, dry_run: str) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario(), parent_only()))
+    write(pytester, "decisions.jsonl", jsonl(observation()))
+    result = pytester.runpytest("--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl", dry_run)
+    assert "policy evaluation" not in result.stdout.str()
+    assert "policy evaluation" in pytester.runpytest("--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl").stdout.str()

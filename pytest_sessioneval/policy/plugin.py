@@ -26,6 +26,7 @@ from ..options import (
     readable_file,
     register_wire_safety,
     remember_default_args,
+    runs_no_item,
     usage_error,
     wire_safe,
 )
@@ -256,7 +257,7 @@ class PolicyRun:
         self.tally.add(report)
 
     def pytest_terminal_summary(self, terminalreporter: Any, config: pytest.Config) -> None:
-        if is_worker(config):
+        if is_worker(config) or runs_no_item(config):
             return
         lines = self.tally.lines()
         if lines:
