@@ -588,9 +588,8 @@ class SessionEvalRun:
         for path, evaluation in self.evaluations.items():
             source = _located(config, path)
             for entry in evaluation.entries:
-                if isinstance(entry, SessionEvaluation) and (ran := self.tally.ran(source, entry.session_id)):
-                    shown = ran | self.tally.judged_ran(source, entry.session_id)  # -k, -m: as the summary
-                    sessions.append(SessionRow.from_evaluation(entry, source, shown))
+                if isinstance(entry, SessionEvaluation) and (shown := self.tally.ran_any(source, entry.session_id)):
+                    sessions.append(SessionRow.from_evaluation(entry, source, shown))  # -k, -m: as the summary
                 elif isinstance(entry, SkippedSession) and self.tally.skipped(source, entry.session_id):
                     not_scored.append((entry.session_id, entry.reason))
         report = ReportData(
@@ -619,7 +618,7 @@ class SessionEvalRun:
         for path, evaluation in self.evaluations.items():
             source = _located(session.config, path)
             for entry in evaluation.scored:
-                if not self.tally.ran(source, entry.session_id):
+                if not self.tally.ran_any(source, entry.session_id):  # judge items alone count too (-m judge)
                     continue
                 try:
                     records.append(self._record(entry))

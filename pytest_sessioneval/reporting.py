@@ -75,14 +75,11 @@ class Tally:
         elif "reason" in props and props.get("session_id") is None:
             self.unidentified.add(report.nodeid)
 
-    def ran(self, file: str, session_id: str) -> set[str]:
-        """The deterministic dimensions of this scored session of ``file`` (located as pytest
-        does) whose items ran: empty when none did (then the session counts as not run)."""
-        return self.sessions.get((file, wire_safe(session_id)), set())
-
-    def judged_ran(self, file: str, session_id: str) -> set[str]:
-        """The judge dimensions of this session whose items ran."""
-        return self.judged.get((file, wire_safe(session_id)), set())
+    def ran_any(self, file: str, session_id: str) -> set[str]:
+        """The dimensions, deterministic and judge, of this scored session whose items ran:
+        a session is journaled and drawn when any did."""
+        key = (file, wire_safe(session_id))
+        return self.sessions.get(key, set()) | self.judged.get(key, set())
 
     def skipped(self, file: str, session_id: str) -> bool:
         """Whether the item of this not-scored session of ``file`` ran."""
@@ -117,7 +114,7 @@ class Tally:
         judge_counts = self._with_stored(self.judge_counts, judge=True)
         if verification and not counts:
             return [verification]
-        lines = [f"{rubric}: {len(self.sessions)} session(s) scored"]
+        lines = [f"{rubric}: {len(self.sessions.keys() | self.judged.keys())} session(s) scored"]
         if verification:
             lines.insert(0, verification)
         if self.not_scored:

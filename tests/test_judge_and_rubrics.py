@@ -100,6 +100,18 @@ def test_the_firewall_stamps_judge_fields_and_records_carry_them_last(pytester: 
     verify.stdout.fnmatch_lines(["*judge dimension: advisory and not re-verifiable*"])
 
 
+def test_a_session_whose_judge_items_alone_ran_is_journaled_drawn_and_counted(pytester: pytest.Pytester, metrics: Path) -> None:
+    pytester.makeconftest(JUDGE)
+    result = pytester.runpytest(
+        "--session-eval", str(metrics), "--session-eval-judge", "-m", "judge", "--session-eval-journal", "eval.jsonl",
+        "--session-eval-model-id", "m", "--session-eval-timestamp", "2026-08-01T00:00:00Z", "--session-eval-html", "page.html",
+    )
+    scored = len({json.loads(line)["session_id"] for line in (pytester.path / "eval.jsonl").read_text().splitlines()})
+    assert scored > 0
+    result.stdout.fnmatch_lines([f"rubric-v1: {scored} session(s) scored*", "journal eval.jsonl: {scored} record(s) appended*".replace("{scored}", str(scored))])
+    assert "Sessions (0)" not in (pytester.path / "page.html").read_text()
+
+
 @pytest.mark.parametrize(
     ("answer", "message"),
     [
