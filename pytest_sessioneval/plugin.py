@@ -175,6 +175,13 @@ def pytest_configure(config: pytest.Config) -> None:
         run.judge_timeout = _judge_timeout(config)
     run.report_journals = [absolute(p) for p in journals]
     if verify:
+        for flag in ("--session-eval-session", "--session-eval-latest", "--session-eval-since", "--session-eval-until"):
+            if config.getoption(flag.lstrip("-").replace("-", "_")) not in (None, False):
+                raise usage_error(
+                    flag,
+                    "does not apply to re-verification, which re-scores every record of the journal "
+                    "(--session-eval-verify); select records with -k or a node id",
+                )
         run.verify_path = readable_file("--session-eval-verify", verify)
         if journals and not run.sources:
             raise usage_error(

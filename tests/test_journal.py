@@ -670,3 +670,11 @@ def test_a_file_named_sessions_jsonl_is_sessions_whatever_its_first_record_holds
     by_directory = pytester.runpytest("--session-eval", str(metrics), "--co", "-q")
     assert [line for line in by_file.stdout.lines if "::" in line] == [line for line in by_directory.stdout.lines if "::" in line]
     assert any("::a[" in line for line in by_file.stdout.lines)
+
+
+@pytest.mark.parametrize("selection", [("--session-eval-session", "a"), ("--session-eval-latest",), ("--session-eval-since", "2026-01-01"), ("--session-eval-until", "2026-12-31")])
+def test_a_session_selection_given_to_re_verification_is_a_usage_error(pytester: pytest.Pytester, metrics: Path, selection: tuple[str, ...]) -> None:
+    journal_run(pytester, metrics)
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", *selection)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: {selection[0]}: does not apply to re-verification*select records with -k or a node id"])
