@@ -382,8 +382,10 @@ def test_ini_keys(pytester: pytest.Pytester) -> None:
     assert outcomes["data/prompts.jsonl::fix-failing-test[forward]"] == "PASSED"
     assert outcomes["data/decisions.jsonl::fix-failing-test[known-scenario]"] == "PASSED"
     assert outcomes["data/prompts.jsonl::dataset[min-records]"] == "FAILED"
-    # The project's own tests still run beside the data the ini file names.
+    # The project's own tests (testpaths) still run beside the data the ini file names.
     write(pytester, "tests/test_unit.py", "def test_unit(): pass\n")
+    ini = (pytester.path / "tox.ini").read_text()
+    (pytester.path / "tox.ini").write_text(ini.replace("[pytest]", "[pytest]\ntestpaths = tests"))
     _, with_tests = run(pytester)
     assert with_tests["tests/test_unit.py::test_unit"] == "PASSED"
     assert set(with_tests) - {"tests/test_unit.py::test_unit"} == set(outcomes)
