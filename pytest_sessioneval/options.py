@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 import pytest
+from _pytest.pathlib import fnmatch_ex
 
 __all__ = [
     "OPTIONS",
@@ -375,3 +376,30 @@ class _CollectionArgs:
         for path, spelled in wanted.items():
             if path not in present:
                 config.args.append(spelled)
+        self._open_the_way(config, [Path(path) for path in wanted])
+
+    def _open_the_way(self, config: pytest.Config, files: list[Path]) -> None:
+        """Let collection reach each data file through directories pytest skips (``.orchestrator/``
+        and the rest of ``norecursedirs``), and through nothing else in them.
+
+        A data file inside a directory that is also collected (``pytest .``, or the rootdir
+        that an ini-only run collects) is no argument of its own for pytest (one path
+        inside another is collected from the outer one), so its way is opened here.
+        """
+        patterns = config.getini("norecursedirs")
+        self._way: set[Path] = set(files)
+        self._closed: list[Path] = []  # the skipped directories opened for a data file
+        for file in files:
+            for directory in file.parents:
+                self._way.add(directory)
+                if any(fnmatch_ex(pattern, directory) for pattern in patterns):
+                    self._closed.append(directory)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:  # noqa: ARG002
+        path = Path(os.path.abspath(collection_path))
+        if path in getattr(self, "_way", ()):
+            return False
+        if any(path.is_relative_to(closed) for closed in getattr(self, "_closed", ())):
+            return True  # anything else inside a skipped directory stays skipped
+        return None

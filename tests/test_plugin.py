@@ -227,6 +227,26 @@ def test_data_named_in_the_ini_file_joins_the_test_suite(pytester: pytest.Pytest
     assert collected("tests") == everything
 
 
+def test_data_in_a_hidden_directory_is_collected_with_the_directory_around_it(pytester: pytest.Pytester) -> None:
+    if pytest.version_tuple < (9,):
+        pytest.skip("pytest 8 collects only the named file when a directory holding it is given too (see usage.md)")
+    metrics_writer(pytester.path)([session("a")], [], directory=".orchestrator/metrics")
+    (pytester.path / ".orchestrator" / "metrics" / "test_beside.py").write_text("def test_beside(): pass\n")
+    (pytester.path / ".orchestrator" / "tools").mkdir()
+    (pytester.path / ".orchestrator" / "tools" / "test_tool.py").write_text("def test_tool(): pass\n")
+    pytester.mkdir("tests")
+    (pytester.path / "tests" / "test_unit.py").write_text("def test_unit(): pass\n")
+    expected = {"tests/test_unit.py::test_unit", *(f".orchestrator/metrics/sessions.jsonl::a[{d}]" for d in DIMENSIONS)}
+
+    def collected(*args: str) -> set[str]:
+        return {line for line in pytester.runpytest("--co", "-q", *args).stdout.lines if "::" in line}
+
+    pytester.makeini("[pytest]\n")
+    assert collected("--session-eval", ".orchestrator/metrics", ".") == expected
+    pytester.makeini("[pytest]\nsession_eval_paths = .orchestrator/metrics\n")
+    assert collected() == expected  # the rootdir and the data: nothing else of the hidden directory
+
+
 @pytest.mark.parametrize(
     ("ini", "message"),
     [
