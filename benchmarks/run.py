@@ -348,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
         seconds = statistics.median(part[name] for part in parts)
         floor += seconds
         print(f"  {name:<40} {seconds:6.3f} s  ({seconds / largest.parse_s:.2f} of (a))")
-    print(f"  sum {floor:.3f} s = {floor / largest.parse_s:.2f} of (a); {relevant:,} event lines can name a relevant event")
+    print(f"  sum {floor:.3f} s = {floor / largest.parse_s:.2f} of (a); {relevant:,} event lines hold a needle")
 
     pytest_result = None
     if args.pytest_sessions:

@@ -671,8 +671,9 @@ class SessionEvalRun:
         if self.tally.empty and not self.journal_messages:
             return  # none of its items ran (say, only policy items were selected): nothing to sum up
         terminalreporter.write_sep("=", "session evaluation")
-        for line in self.tally.lines(self.rubric.dimension_ids, self.rubric.version, self.rubric.judge_ids):
-            terminalreporter.write_line(line)
+        if not self.tally.empty:  # else only what was written (the journal, the page) is said
+            for line in self.tally.lines(self.rubric.dimension_ids, self.rubric.version, self.rubric.judge_ids):
+                terminalreporter.write_line(line)
         skipped = self._input_problems_line(config)
         if skipped:
             terminalreporter.write_line(skipped, yellow=True)

@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from conftest import session, write_jsonl
+from conftest import metrics_writer, session, write_jsonl
 
 from pytest_sessioneval.html_report import (
     ADVISORY_HEADING,
@@ -472,3 +472,13 @@ def test_the_page_counts_only_the_items_that_ran(pytester: pytest.Pytester) -> N
     cells = re.findall(r'<td class="verdict" data-dimension="([^"]+)" data-status="([^"]*)"', page)
     assert len(cells) == 12 * 5  # every scored session's row, a dash where the item did not run
     assert {dimension for dimension, status in cells if status} == {"gate-health"}
+
+
+def test_when_no_session_item_ran_the_summary_holds_only_what_was_written(pytester: pytest.Pytester) -> None:
+    metrics_writer(pytester.path)([session("a")], [])
+    pytester.makeini("[pytest]\n")
+    pytester.makepyfile(test_unit="def test_unit(): pass\n")
+    result = pytester.runpytest("--session-eval", "metrics", "test_unit.py", "-k", "test_unit", "--session-eval-html", "page.html")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*= session evaluation =*", "HTML report: page.html"])
+    assert "session(s) scored" not in result.stdout.str()
