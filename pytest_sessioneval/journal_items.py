@@ -45,6 +45,7 @@ class JournalFile(pytest.File):
         return kind.from_parent(self, name=name, nodeid=f"{self.nodeid}::{name}", **kwargs)
 
     def collect(self) -> Iterator[_RecordItem]:
+        taken: set[str] = set()
         for line, record in self.journal.records:
             try:
                 validate_record(record)
@@ -52,6 +53,13 @@ class JournalFile(pytest.File):
                 yield self._child(InvalidRecordItem, f"line-{line}[invalid-record]", line=line, error=exc)
                 continue
             base = escape_name(record["run_id"])
+            if base in taken:  # a run_id another line holds too (journals joined by hand)
+                spelled, n = f"{base}@line-{line}", 1
+                while spelled in taken:
+                    n += 1
+                    spelled = f"{base}@line-{line}~{n}"
+                base = spelled
+            taken.add(base)
             if self.journal.verify:
                 yield from self._verification_items(line, record, base)
                 continue

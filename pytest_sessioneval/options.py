@@ -162,10 +162,13 @@ def only_informs(config: pytest.Config) -> bool:
 
 
 def runs_no_item(config: pytest.Config) -> bool:
-    """``--co``, ``--setup-only`` or ``--setup-plan``: items are collected, none runs, so
-    nothing is counted or written."""
+    """``--co``, ``--setup-only``, ``--setup-plan``, ``--fixtures`` or ``--fixtures-per-test``:
+    items may be collected, none runs, so nothing is counted or written."""
     option = config.option
-    return bool(option.collectonly or getattr(option, "setuponly", False) or getattr(option, "setupplan", False))
+    return any(
+        getattr(option, name, False)
+        for name in ("collectonly", "setuponly", "setupplan", "showfixtures", "show_fixtures_per_test")
+    )
 
 
 def usage_error(flag: str, message: str) -> pytest.UsageError:

@@ -668,13 +668,13 @@ class SessionEvalRun:
     def pytest_terminal_summary(self, terminalreporter: Any, config: pytest.Config) -> None:
         if is_worker(config) or self.dry_run:
             return
-        if self.tally.empty and not self.journal_messages:
+        skipped = self._input_problems_line(config)
+        if self.tally.empty and not self.journal_messages and not skipped:
             return  # none of its items ran (say, only policy items were selected): nothing to sum up
         terminalreporter.write_sep("=", "session evaluation")
         if not self.tally.empty:  # else only what was written (the journal, the page) is said
             for line in self.tally.lines(self.rubric.dimension_ids, self.rubric.version, self.rubric.judge_ids):
                 terminalreporter.write_line(line)
-        skipped = self._input_problems_line(config)
         if skipped:
             terminalreporter.write_line(skipped, yellow=True)
         for message in self.journal_messages:

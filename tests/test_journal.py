@@ -488,7 +488,7 @@ def test_an_output_never_overwrites_an_input(pytester: pytest.Pytester, project_
     assert ((metrics / "sessions.jsonl").read_bytes(), (metrics / "events.jsonl").read_bytes()) == before
 
 
-@pytest.mark.parametrize("dry_run", ["--co", "--setup-plan", "--setup-only"])
+@pytest.mark.parametrize("dry_run", ["--co", "--setup-plan", "--setup-only", "--fixtures", "--fixtures-per-test"])
 def test_a_run_that_runs_no_item_writes_neither_journal_nor_page(pytester: pytest.Pytester, metrics: Path, dry_run: str) -> None:
     result = journal_run(pytester, metrics, dry_run, "--session-eval-html", "report.html")
     assert result.ret == pytest.ExitCode.OK
@@ -678,3 +678,17 @@ def test_a_session_selection_given_to_re_verification_is_a_usage_error(pytester:
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", *selection)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: {selection[0]}: does not apply to re-verification*select records with -k or a node id"])
+
+
+def test_records_sharing_a_run_id_are_items_of_their_own_and_each_is_counted(pytester: pytest.Pytester, metrics: Path) -> None:
+    journal_run(pytester, metrics)
+    first, *_ = (pytester.path / "eval.jsonl").read_text().splitlines()
+    drifted = json.loads(first)
+    drifted["dimensions"][1]["status"] = "pass" if drifted["dimensions"][1]["status"] != "pass" else "fail"
+    (pytester.path / "joined.jsonl").write_text(json.dumps(drifted) + "\n" + first + "\n")  # journals joined by hand
+    collected = [line for line in pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "joined.jsonl", "--co", "-q").stdout.lines if "::" in line]
+    assert len(collected) == len(set(collected)) == 10
+    assert any("@line-2[" in line for line in collected)
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "joined.jsonl")
+    result.assert_outcomes(passed=9, failed=1)
+    result.stdout.fnmatch_lines(["re-verification: 9 stored verdict(s) reproduced, 1 not reproduced, 0 not re-verifiable (judge)"])
