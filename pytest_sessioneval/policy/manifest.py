@@ -9,9 +9,10 @@ specific to one project; every number comes from the manifest.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Final, Union
 
@@ -230,32 +231,35 @@ def _declared(key: str) -> str:
         return key
 
 
-def _aliases(*keys: str) -> dict[str, str]:
-    """Record group text -> the manifest name it counts under: each name as written (which a
-    string value matches), and else as ``_declared`` spells it (which another value matches)."""
-    alias = {key: key for key in keys}
+def _names_of(keys: Iterable[str]) -> dict[str, set[str]]:
+    """Record group text -> every manifest name it counts under: each name as written (which a
+    string value matches) and as ``_declared`` spells it (which another value matches). Two
+    names may spell one group (``{"min": 0, "max": 0}`` and ``{"min":0,"max":0}``): the
+    group counts under both, whatever order the names come in."""
+    names: dict[str, set[str]] = {}
     for key in keys:
-        alias.setdefault(_declared(key), key)
-    return alias
+        names.setdefault(key, set()).add(key)
+        names.setdefault(_declared(key), set()).add(key)
+    return names
 
 
 def _grouped(
     records: Sequence[Mapping[str, Any]],
     invalid: Sequence[Collection[str]],
-    fields: Sequence[tuple[str, Mapping[str, str]]],
+    fields: Sequence[str],
 ) -> tuple[Counter[tuple[str, ...]], int]:
-    """Records counted by their groups in ``fields`` (each a field and its ``_aliases``), and
-    how many could not be placed: a field invalid (its ``fields`` check fails already, a
-    required one also when missing). A record without an optional field is in no group."""
+    """Records counted by their group texts (``group_of``) in ``fields``, and how many could
+    not be placed: a field invalid (its ``fields`` check fails already, a required one also
+    when missing). A record without an optional field is in no group."""
     counts: Counter[tuple[str, ...]] = Counter()
     unplaced = 0
     for record, bad in zip(records, invalid):
-        if any(name in bad for name, _ in fields):
+        if any(name in bad for name in fields):
             unplaced += 1
             continue
-        values = tuple(group_of(record, name) for name, _ in fields)
+        values = tuple(group_of(record, name) for name in fields)
         if None not in values:
-            counts[tuple(alias.get(value, value) for value, (_, alias) in zip(values, fields))] += 1  # type: ignore[arg-type]
+            counts[values] += 1  # type: ignore[index]
     return counts, unplaced
 
 
@@ -303,14 +307,19 @@ def check_dataset(
     if manifest.required_ids:
         present = {record["id"] for record in records if isinstance(record.get("id"), str)}
         missing = [wanted for wanted in manifest.required_ids if wanted not in present]
+        # A record whose id is missing or invalid (a typo) may be one of them, as may each unreadable line.
+        no_id = sum(
+            1 for record, bad in zip(records, invalid)
+            if "id" in bad or not isinstance(record.get("id"), str) or not record["id"].strip()
+        )
         if not missing:
             held: bool | None = True
             text = f"all {len(manifest.required_ids)} required ids are present"
-        elif len(missing) <= unreadable:  # each unreadable line may hold one of them
+        elif len(missing) <= unreadable + no_id:
             held = None
             text = (
                 f"cannot tell whether {data} holds {', '.join(map(repr, missing))}: {unreadable} line(s) "
-                "could not be read (see their checks)"
+                f"could not be read and {no_id} {noun} have no valid id (see their checks)"
             )
         else:
             held = False
@@ -367,8 +376,15 @@ def check_dataset(
         if not quota_of:
             continue
         assert field_name is not None
-        counts, unplaced = _grouped(records, invalid, [(field_name, _aliases(*quota_of))])
-        others = [(value, count) for value, count in counts.items() if value[0] not in quota_of]
+        counts, unplaced = _grouped(records, invalid, [field_name])
+        names = _names_of(quota_of)
+        per_name: Counter[str] = Counter()
+        others: list[tuple[tuple[str, ...], int]] = []
+        for (text,), count in counts.items():
+            for name in names.get(text, ()):
+                per_name[name] += count
+            if text not in names:
+                others.append(((text,), count))
         if closed_groups:
             undeclared[field_name] = {value[0] for value, _ in others}
         # A record whose value no quota names may be a typo of a quota's value: it could count there.
@@ -376,36 +392,45 @@ def check_dataset(
         for value, quota in quota_of.items():
             findings.append(
                 finding(f"quota:{group}={value}", ("quotas", f"per_{group}", value), quota,
-                        counts[(value,)], unsure, f"{field_name} {value!r}")
+                        per_name[value], unsure, f"{field_name} {value!r}")
             )
         if closed_groups:
             findings.append(closed(f"quota:{group}s-declared", ("quotas", f"per_{group}"), others, field_name))
     if quotas.per_label_locale:
         label_field, locale_field = quotas.label_field, quotas.locale_field
         assert label_field is not None and locale_field is not None
-        labels = {*quotas.per_label, *quotas.per_label_locale}
-        locales_known = {*quotas.per_locale, *(locale for locales in quotas.per_label_locale.values() for locale in locales)}
-        by_both, unplaced = _grouped(
-            records, invalid, [(label_field, _aliases(*labels)), (locale_field, _aliases(*locales_known))]
-        )
+        label_names = _names_of([*quotas.per_label, *quotas.per_label_locale])
+        locale_names = _names_of([*quotas.per_locale, *(locale for locales in quotas.per_label_locale.values() for locale in locales)])
+        by_texts, unplaced = _grouped(records, invalid, [label_field, locale_field])
         pairs = {(label, locale) for label, locales in quotas.per_label_locale.items() for locale in locales}
-        others = [(pair, count) for pair, count in by_both.items() if pair not in pairs]
+        per_pair: Counter[tuple[str, str]] = Counter()
+        pair_others: list[tuple[tuple[str, ...], int]] = []  # (record texts, count) of the records in no declared pair
+        for (label_text, locale_text), count in by_texts.items():
+            declared = [
+                (label, locale)
+                for label in label_names.get(label_text, ())
+                for locale in locale_names.get(locale_text, ())
+                if (label, locale) in pairs
+            ]
+            for pair in declared:
+                per_pair[pair] += count
+            if not declared:
+                pair_others.append(((label_text, locale_text), count))
         for label, locales in quotas.per_label_locale.items():
             for locale, quota in locales.items():
-                spelled = (label, locale)
                 # A record of an undeclared pair could count here if fixing a value no quota
                 # knows (a typo) would make it this pair.
                 could = sum(
-                    count for (other_label, other_locale), count in others
-                    if (other_label == spelled[0] or other_label not in labels)
-                    and (other_locale == spelled[1] or other_locale not in locales_known)
+                    count for (label_text, locale_text), count in pair_others
+                    if (label in label_names.get(label_text, ()) or label_text not in label_names)
+                    and (locale in locale_names.get(locale_text, ()) or locale_text not in locale_names)
                 ) if closed_groups else 0
                 findings.append(
                     finding(
                         f"quota:label={label},locale={locale}",
                         ("quotas", "per_label_locale", label, locale),
                         quota,
-                        by_both[spelled],
+                        per_pair[(label, locale)],
                         unreadable + unplaced + could,
                         f"{label_field} {label!r} and {locale_field} {locale!r}",
                     )
@@ -413,9 +438,24 @@ def check_dataset(
         if closed_groups:
             # A pair whose label or locale is already reported as undeclared is not reported again.
             fresh = [
-                (pair, count) for pair, count in others
+                (pair, count) for pair, count in pair_others
                 if pair[0] not in undeclared.get(label_field, ()) and pair[1] not in undeclared.get(locale_field, ())
             ]
             findings.append(closed("quota:label-locales-declared", ("quotas", "per_label_locale"), fresh,
                                    f"pair of {label_field} and {locale_field}"))
-    return findings
+    return _named_once(findings)
+
+
+def _named_once(findings: list[DatasetFinding]) -> list[DatasetFinding]:
+    """Each check under a name of its own: a label spelled like a pair (``a,locale=en``) must not
+    share a node id with the pair's quota; a later one is ``~2``, ``~3``..."""
+    taken: set[str] = set()
+    named = []
+    for finding in findings:
+        check, n = finding.check, 1
+        while check in taken:
+            n += 1
+            check = f"{finding.check}~{n}"
+        taken.add(check)
+        named.append(finding if check == finding.check else dataclasses.replace(finding, check=check))
+    return named
