@@ -931,3 +931,60 @@ def test_a_run_that_runs_no_item_prints_no_policy_summary(pytester: pytest.Pytes
     result = pytester.runpytest("--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl", dry_run)
     assert "policy evaluation" not in result.stdout.str()
     assert "policy evaluation" in pytester.runpytest("--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl").stdout.str()
+
+
+def test_two_spellings_of_one_json_group_count_alike_whatever_the_hash_seed(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(pytester, "prompts.jsonl", jsonl(parent_only("solo")))
+    manifest = {
+        "quotas": {
+            "label_field": "expected_worker_count_range",
+            "locale_field": "expected_writer_count",
+            "per_label": {'{"min": 0, "max": 0}': 1},
+            "per_label_locale": {'{"min":0,"max":0}': {"0": 1}},
+        }
+    }
+    write(pytester, "prompts.manifest.json", json.dumps(manifest))
+    for seed in range(4):  # the order of a set of names once decided which spelling counted
+        monkeypatch.setenv("PYTHONHASHSEED", str(seed))
+        result = pytester.runpytest_subprocess("--policy-eval", "prompts.jsonl", "-p", "no:cacheprovider")
+        assert result.parseoutcomes().get("failed", 0) == 0, (seed, result.stdout.str())
+
+
+def test_a_label_spelled_like_a_pair_gets_a_quota_item_of_its_own(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(parent_only("solo")))
+    manifest = {"quotas": {"label_field": "expected_fallback", "locale_field": "expected_writer_count",
+                           "per_label": {"none,locale=0": 0}, "per_label_locale": {"none": {"0": 1}}}}
+    write(pytester, "prompts.manifest.json", json.dumps(manifest))
+    ids = [line for line in pytester.runpytest("--policy-eval", "prompts.jsonl", "--co", "-q").stdout.lines if "quota:label=none,locale=0" in line]
+    assert ids == ["prompts.jsonl::dataset[quota:label=none,locale=0]", "prompts.jsonl::dataset[quota:label=none,locale=0~2]"]
+
+
+def test_an_observation_on_a_line_that_repeats_a_key_still_counts_for_the_forward_test(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario()))
+    repeated = json.dumps(observation(worker_count=5))[:-1] + ', "fallback": "parent-only"}'
+    write(pytester, "decisions.jsonl", jsonl(observation()) + repeated + "\n")
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl", "-rs")
+    assert outcomes["prompts.jsonl::fix-failing-test[forward]"] == "SKIPPED"
+    result.stdout.fnmatch_lines(["*2 observations for scenario 'fix-failing-test' in decisions.jsonl (lines 1, 2); a forward test needs exactly one"])
+
+
+def test_a_key_missing_inside_a_field_is_said_missing(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario(expected_worker_count_range={"min": 1}), scenario(id="b", expected_worker_count_range=[1, 2])))
+    result, _ = run(pytester, "--policy-eval", "prompts.jsonl")
+    result.stdout.fnmatch_lines_random([
+        "*field expected_worker_count_range.max is missing (rule: *",
+        "*field expected_worker_count_range is ?1, 2?, but it should be an object (rule: *",
+    ])
+    assert "WorkerCountRange" not in result.stdout.str()
+
+
+def test_a_record_without_a_valid_id_makes_id_checks_cannot_tell_not_fail(pytester: pytest.Pytester) -> None:
+    broken = scenario(id="zz")
+    broken["idd"] = broken.pop("id")
+    write(pytester, "prompts.jsonl", jsonl(broken))
+    write(pytester, "prompts.manifest.json", json.dumps({"required_ids": ["zz"], "min_records": 1}))
+    write(pytester, "decisions.jsonl", jsonl(observation("zz")))
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl")
+    assert [nodeid for nodeid, outcome in outcomes.items() if outcome == "FAILED"] == ["prompts.jsonl::line-1[fields]"]
+    assert outcomes["prompts.jsonl::dataset[required-ids]"] == "SKIPPED"
+    assert outcomes["decisions.jsonl::zz[known-scenario]"] == "SKIPPED"

@@ -102,6 +102,8 @@ def reason_of(message: str) -> str:
     """pydantic's message as the end of a sentence about a field."""
     if message.startswith("Value error, "):
         return message[len("Value error, "):]
+    if message.startswith("Input should be a valid dictionary or instance of "):
+        return "it should be an object"  # not the name of a class of this package
     first, _, rest = message.partition(" ")
     if first in {"Input", "String", "List", "Dictionary", "Object"} and rest.startswith("should"):
         return "it " + rest.replace(" after validation", "")
@@ -128,14 +130,11 @@ def check_fields(model: type[BaseModel], raw: Mapping[str, Any]) -> FieldCheck:
             errors = exc.errors(include_url=False)
             for error in errors[:_SHOWN_PER_FIELD]:
                 loc = tuple(error["loc"])
-                problems.append(
-                    FieldProblem(
-                        name,
-                        "invalid",
-                        f"field {show_path(name, loc)} is {show_value(error['input'])}, "
-                        f"but {reason_of(error['msg'])} (rule: {rules[name]})",
-                    )
-                )
+                if error["type"] == "missing":  # a key inside the field's object: its input is the object
+                    said = f"field {show_path(name, loc)} is missing"
+                else:
+                    said = f"field {show_path(name, loc)} is {show_value(error['input'])}, but {reason_of(error['msg'])}"
+                problems.append(FieldProblem(name, "invalid", f"{said} (rule: {rules[name]})"))
             if len(errors) > _SHOWN_PER_FIELD:
                 more = len(errors) - _SHOWN_PER_FIELD
                 problems.append(FieldProblem(name, "invalid", f"field {name} has {more} more problem(s) like these"))

@@ -184,18 +184,23 @@ class _Dataset:
         return [entry for entry in self.entries if isinstance(entry, LineFault) and entry.value is not None]
 
     @cached_property
+    def faulty_lines(self) -> dict[str, list[int]]:
+        """Ids of ``repeated_key_lines``: id -> its such lines, in file order."""
+        found: dict[str, list[int]] = {}
+        for entry in self.repeated_key_lines:
+            key = entry.value.get(self.id_field)  # type: ignore[union-attr]
+            if isinstance(key, str) and key.strip():
+                found.setdefault(key, []).append(entry.line)
+        return found
+
+    @cached_property
     def faulty_ids(self) -> dict[str, int]:
         """Ids of ``repeated_key_lines``: id -> its first such line.
 
         Their fault fails one item; a check that asks whether the id is defined
         must not fail again for it.
         """
-        found: dict[str, int] = {}
-        for entry in self.repeated_key_lines:
-            key = entry.value.get(self.id_field)  # type: ignore[union-attr]
-            if isinstance(key, str) and key.strip():
-                found.setdefault(key, entry.line)
-        return found
+        return {key: lines[0] for key, lines in self.faulty_lines.items()}
 
 
 @dataclass(frozen=True)
@@ -488,11 +493,13 @@ def _forward_verdict(file: DataFile, subject: str, record: Record, decisions: De
         )
     if not seen:
         return verdict("skipped", f"no observation for scenario {record.key!r} in {log.label}")
-    if len(seen) > 1:
-        lines = ", ".join(str(observation.line) for observation in seen)
+    # A line that only repeats a key still holds an observation: it counts here too.
+    at = sorted([observation.line for observation in seen] + decisions.faulty_lines.get(record.key, []))
+    if len(at) > 1:
+        lines = ", ".join(map(str, at))
         return verdict(
             "skipped",
-            f"{len(seen)} observations for scenario {record.key!r} in {log.label} (lines {lines}); "
+            f"{len(at)} observations for scenario {record.key!r} in {log.label} (lines {lines}); "
             "a forward test needs exactly one",
         )
     observed = seen[0]
@@ -581,7 +588,7 @@ def review_decision_log(
             elif unreadable:
                 detail = (
                     f"cannot tell: scenario {entry.key!r} may be defined on a line that could not be read "
-                    f"({', '.join(unreadable)}; see its check)"
+                    f"or has no valid id ({', '.join(unreadable)}; see its check)"
                 )
                 verdicts.append(Verdict(subject, "known-scenario", "skipped", detail, file, entry.line, entry.key))
             else:
