@@ -988,3 +988,18 @@ def test_a_record_without_a_valid_id_makes_id_checks_cannot_tell_not_fail(pytest
     assert [nodeid for nodeid, outcome in outcomes.items() if outcome == "FAILED"] == ["prompts.jsonl::line-1[fields]"]
     assert outcomes["prompts.jsonl::dataset[required-ids]"] == "SKIPPED"
     assert outcomes["decisions.jsonl::zz[known-scenario]"] == "SKIPPED"
+
+
+@pytest.mark.parametrize("where", ["record", "repeated-key line"])
+def test_an_id_against_the_format_makes_both_id_checks_cannot_tell(pytester: pytest.Pytester, where: str) -> None:
+    odd = json.dumps(scenario(id="Fix-Failing-Test"))  # the id pattern wants lower case
+    if where == "repeated-key line":
+        odd = odd[:-1] + ', "prompt_or_scenario": "again"}'
+    write(pytester, "prompts.jsonl", jsonl(parent_only()) + odd + "\n")
+    write(pytester, "prompts.manifest.json", json.dumps({"required_ids": ["fix-failing-test"]}))
+    write(pytester, "decisions.jsonl", jsonl(observation("fix-failing-test")))
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl", "-rs")
+    assert outcomes["prompts.jsonl::dataset[required-ids]"] == "SKIPPED"
+    assert outcomes["decisions.jsonl::fix-failing-test[known-scenario]"] == "SKIPPED"
+    assert len([o for o in outcomes.values() if o == "FAILED"]) == 1  # the one mistake: its fields or its repeated key
+    result.stdout.fnmatch_lines(["*0 line(s) could not be read and 1 of the records has no valid id*"])

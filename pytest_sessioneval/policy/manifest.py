@@ -319,7 +319,8 @@ def check_dataset(
             held = None
             text = (
                 f"cannot tell whether {data} holds {', '.join(map(repr, missing))}: {unreadable} line(s) "
-                f"could not be read and {no_id} {noun} have no valid id (see their checks)"
+                f"could not be read and {no_id} of the {noun} {'has' if no_id == 1 else 'have'} no valid id "
+                "(see their checks)"
             )
         else:
             held = False

@@ -243,7 +243,7 @@ class PolicyRun:
                     faulty.setdefault(scenario_id, envelopes.file.at(line))
                 unreadable += [envelopes.file.at(line) for line in envelopes.unreadable_lines]
                 # A record whose id is missing or invalid may be the scenario named (a typo).
-                unreadable += [envelopes.file.at(record.line) for record in envelopes.records if record.key is None]
+                unreadable += [envelopes.file.at(line) for line in envelopes.id_unsure_lines]
             self.verdicts[log.file.path] = ("decisions", review_decision_log(log, known, faulty, unreadable))
         for golden_source, golden in goldens:
             self.verdicts[golden_source.file.path] = ("golden-set", review_golden_set(golden, golden_source.manifest))

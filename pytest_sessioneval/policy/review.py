@@ -164,6 +164,7 @@ class _Dataset:
     entries: tuple[Record | LineFault, ...]
     readable: bool = True  # False: the file as a whole is no document of its kind (one fault says why)
     id_field: ClassVar[str] = "id"
+    model: ClassVar[type[BaseModel]]  # what each record is checked against
 
     @cached_property
     def records(self) -> list[Record]:
@@ -182,6 +183,22 @@ class _Dataset:
     def repeated_key_lines(self) -> list[LineFault]:
         """Lines that are no record only because they repeat a key: they still hold their object."""
         return [entry for entry in self.entries if isinstance(entry, LineFault) and entry.value is not None]
+
+    @cached_property
+    def repeated_key_fields(self) -> list[FieldCheck]:
+        """The field checks of ``repeated_key_lines`` (aligned): their objects count as records."""
+        return [check_fields(self.model, entry.value) for entry in self.repeated_key_lines]  # type: ignore[arg-type]
+
+    @cached_property
+    def id_unsure_lines(self) -> list[int]:
+        """Lines whose object has no valid id (missing, or not as the format wants): any id may
+        have been meant, so a check that asks whether an id is defined cannot tell."""
+        lines = [record.line for record in self.records if record.fields.invalid(self.id_field)]
+        lines += [
+            entry.line for entry, fields in zip(self.repeated_key_lines, self.repeated_key_fields)
+            if fields.invalid(self.id_field)
+        ]
+        return sorted(lines)
 
     @cached_property
     def faulty_lines(self) -> dict[str, list[int]]:
@@ -207,10 +224,12 @@ class _Dataset:
 class EnvelopeSet(_Dataset):
     """A ``prompts.jsonl``: its scenario records and the faults of its other lines."""
 
+    model: ClassVar[type[BaseModel]] = ScenarioRecord
+
     @classmethod
     def read(cls, file: DataFile) -> EnvelopeSet:
         """Read and check the file; ``OSError`` if it cannot be read."""
-        return cls(file, _entries(ScenarioRecord, read_jsonl(file.path), cls.id_field))
+        return cls(file, _entries(cls.model, read_jsonl(file.path), cls.id_field))
 
 
 @dataclass(frozen=True)
@@ -218,11 +237,12 @@ class DecisionLog(_Dataset):
     """A decisions file: one observation per scenario of a real run."""
 
     id_field: ClassVar[str] = "scenario_id"
+    model: ClassVar[type[BaseModel]] = Observation
 
     @classmethod
     def read(cls, file: DataFile) -> DecisionLog:
         """Read and check the file; ``OSError`` if it cannot be read."""
-        return cls(file, _entries(Observation, read_jsonl(file.path), cls.id_field))
+        return cls(file, _entries(cls.model, read_jsonl(file.path), cls.id_field))
 
     @cached_property
     def _by_scenario(self) -> dict[str | None, list[Record]]:
@@ -239,6 +259,8 @@ class DecisionLog(_Dataset):
 @dataclass(frozen=True)
 class GoldenSet(_Dataset):
     """A golden set: a JSON array of cases, each located at the line where it starts."""
+
+    model: ClassVar[type[BaseModel]] = GoldenCase
 
     @classmethod
     def read(cls, file: DataFile) -> GoldenSet:
@@ -267,7 +289,7 @@ class GoldenSet(_Dataset):
                     LineFault(line, "duplicate-key", f"starts a case that repeats the key(s) {keys}; keep exactly one", case)
                 )
             else:
-                entries.append(_record(GoldenCase, line, case, "id"))
+                entries.append(_record(cls.model, line, case, cls.id_field))
         return cls(file, tuple(entries))
 
 
@@ -438,7 +460,8 @@ def _dataset_verdicts(dataset: _Dataset, manifest: ManifestLoad[Any], noun: str)
         return [Verdict("dataset", "manifest", "failed", detail, manifest.file, manifest.problems[0][0])]
     document = manifest.document
     assert document is not None
-    # A line that repeats a key still holds its object: it counts (its fault is its item's).
+    # A line that repeats a key still holds its object: it counts (its fault is its item's),
+    # with its fields checked as any record's.
     repeated = [entry.value for entry in dataset.repeated_key_lines if entry.value is not None]
     findings = check_dataset(
         manifest.manifest,
@@ -448,7 +471,7 @@ def _dataset_verdicts(dataset: _Dataset, manifest: ManifestLoad[Any], noun: str)
         noun=noun,
         invalid_fields=[
             *({problem.field for problem in record.fields.problems} for record in dataset.records),
-            *(() for _ in repeated),
+            *({problem.field for problem in fields.problems} for fields in dataset.repeated_key_fields),
         ],
         unreadable=len(dataset.unreadable_lines),
     )
