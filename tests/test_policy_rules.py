@@ -465,6 +465,12 @@ class TestManifest:
         }
         numbers = {"quotas": {"label_field": "version", "per_label": {"1.10": 2}}}
         assert held(numbers, [{"version": 1.1}, {"version": 1.10}])["quota:label=1.10"] is True
+        # The string "1" is no number: a name that spells the number 1 (" 1") does not count it.
+        spaced = {"quotas": {"label_field": "version", "per_label": {"1": 2, " 1": 1}}}
+        found = check_dataset(GoldenManifest.model_validate(spaced), [{"version": "1"}, {"version": 1}], data="g", manifest_name="m")
+        assert [(f.check, f.held, f.message.split(" with ")[0]) for f in found[:2]] == [
+            ("quota:label=1", True, "g has 2 records"), ("quota:label= 1", True, "g has 1 records"),
+        ]
 
     def test_check_dataset(self) -> None:
         manifest = GoldenManifest.model_validate(

@@ -205,41 +205,48 @@ def _group_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
 
 
-def group_of(record: Mapping[str, Any], name: str) -> str | None:
-    """The group a record's field puts it in: a string as it is, any other value as its
-    compact JSON text with sorted keys (``1``, ``true``, ``["a","b"]``, ``{"max":0,"min":0}``),
-    since a manifest names groups by text.
-    ``None`` when the record lacks the field: it belongs to no group of it."""
+#: The group a record's field puts it in: ``(True, the string)`` for a string value, and
+#: ``(False, its compact JSON text with sorted keys)`` for any other (``1``, ``true``,
+#: ``["a","b"]``, ``{"max":0,"min":0}``). The string ``"1"`` and the number ``1`` are apart.
+Group = tuple[bool, str]
+
+
+def group_of(record: Mapping[str, Any], name: str) -> Group | None:
+    """The ``Group`` of a record's field; ``None`` when the record lacks the field: it belongs
+    to no group of it."""
     if name not in record:
         return None
     value = record[name]
     if type(value) is str:
-        return value
+        return (True, value)
     try:
-        return _group_text(value)
+        return (False, _group_text(value))
     except (TypeError, ValueError, RecursionError):
-        return repr(value)
+        return (False, repr(value))
 
 
-def _declared(key: str) -> str:
-    """A manifest's group name as ``group_of`` spells a record's value: JSON text of a value
-    that is no string is normalised (``{"min": 0, "max": 0}`` as ``{"max":0,"min":0}``)."""
+def _value_text(key: str) -> str | None:
+    """The JSON text (as ``group_of`` spells it) of the value that is no string which a
+    manifest's group name spells (``{"min": 0, "max": 0}`` as ``{"max":0,"min":0}``), or ``None``
+    when the name spells no such value."""
     try:
         value = json.loads(key)
-        return key if type(value) is str else _group_text(value)
-    except (ValueError, RecursionError):  # no JSON, or NaN and the like: the name as it is
-        return key
+        return None if type(value) is str else _group_text(value)
+    except (ValueError, RecursionError):  # no JSON, or NaN and the like
+        return None
 
 
-def _names_of(keys: Iterable[str]) -> dict[str, set[str]]:
-    """Record group text -> every manifest name it counts under: each name as written (which a
-    string value matches) and as ``_declared`` spells it (which another value matches). Two
-    names may spell one group (``{"min": 0, "max": 0}`` and ``{"min":0,"max":0}``): the
-    group counts under both, whatever order the names come in."""
-    names: dict[str, set[str]] = {}
+def _names_of(keys: Iterable[str]) -> dict[Group, set[str]]:
+    """Record group -> every manifest name it counts under. A name matches a string value as
+    written, and a value that is no string by its JSON text in any spacing and key order. Two
+    names may spell one value (``{"min": 0, "max": 0}`` and ``{"min":0,"max":0}``): it counts
+    under both, whatever order the names come in."""
+    names: dict[Group, set[str]] = {}
     for key in keys:
-        names.setdefault(key, set()).add(key)
-        names.setdefault(_declared(key), set()).add(key)
+        names.setdefault((True, key), set()).add(key)
+        text = _value_text(key)
+        if text is not None:
+            names.setdefault((False, text), set()).add(key)
     return names
 
 
@@ -247,11 +254,11 @@ def _grouped(
     records: Sequence[Mapping[str, Any]],
     invalid: Sequence[Collection[str]],
     fields: Sequence[str],
-) -> tuple[Counter[tuple[str, ...]], int]:
-    """Records counted by their group texts (``group_of``) in ``fields``, and how many could
+) -> tuple[Counter[tuple[Group, ...]], int]:
+    """Records counted by their groups (``group_of``) in ``fields``, and how many could
     not be placed: a field invalid (its ``fields`` check fails already, a required one also
     when missing). A record without an optional field is in no group."""
-    counts: Counter[tuple[str, ...]] = Counter()
+    counts: Counter[tuple[Group, ...]] = Counter()
     unplaced = 0
     for record, bad in zip(records, invalid):
         if any(name in bad for name in fields):
@@ -352,12 +359,12 @@ def check_dataset(
             key,
         )
 
-    def closed(check: str, key: tuple[str, ...], others: list[tuple[tuple[str, ...], int]], what: str) -> DatasetFinding:
+    def closed(check: str, key: tuple[str, ...], others: list[tuple[tuple[Group, ...], int]], what: str) -> DatasetFinding:
         """Whether every group the records fall in has a quota (unless the manifest allows others)."""
         place = f"quotas.{key[1]}"
         if not others:
             return DatasetFinding(check, True, f"every {what} of the {noun} has a quota in {place}", key)
-        shown = ", ".join(f"{' and '.join(map(repr, group))} ({count})" for group, count in others[:5])
+        shown = ", ".join(f"{' and '.join(repr(text) for _, text in groups)} ({count})" for groups, count in others[:5])
         more = f" and {len(others) - 5} more" if len(others) > 5 else ""
         return DatasetFinding(
             check,
@@ -369,7 +376,7 @@ def check_dataset(
         )
 
     closed_groups = not quotas.allow_undeclared
-    undeclared: dict[str, set[str]] = {}  # field -> its values that no quota names (when closed)
+    undeclared: dict[str, set[Group]] = {}  # field -> its values that no quota names (when closed)
     for group, field_name, quota_of in (
         ("label", quotas.label_field, quotas.per_label),
         ("locale", quotas.locale_field, quotas.per_locale),
@@ -380,12 +387,12 @@ def check_dataset(
         counts, unplaced = _grouped(records, invalid, [field_name])
         names = _names_of(quota_of)
         per_name: Counter[str] = Counter()
-        others: list[tuple[tuple[str, ...], int]] = []
-        for (text,), count in counts.items():
-            for name in names.get(text, ()):
+        others: list[tuple[tuple[Group, ...], int]] = []
+        for (value_group,), count in counts.items():
+            for name in names.get(value_group, ()):
                 per_name[name] += count
-            if text not in names:
-                others.append(((text,), count))
+            if value_group not in names:
+                others.append(((value_group,), count))
         if closed_groups:
             undeclared[field_name] = {value[0] for value, _ in others}
         # A record whose value no quota names may be a typo of a quota's value: it could count there.
@@ -402,29 +409,29 @@ def check_dataset(
         assert label_field is not None and locale_field is not None
         label_names = _names_of([*quotas.per_label, *quotas.per_label_locale])
         locale_names = _names_of([*quotas.per_locale, *(locale for locales in quotas.per_label_locale.values() for locale in locales)])
-        by_texts, unplaced = _grouped(records, invalid, [label_field, locale_field])
+        by_groups, unplaced = _grouped(records, invalid, [label_field, locale_field])
         pairs = {(label, locale) for label, locales in quotas.per_label_locale.items() for locale in locales}
         per_pair: Counter[tuple[str, str]] = Counter()
-        pair_others: list[tuple[tuple[str, ...], int]] = []  # (record texts, count) of the records in no declared pair
-        for (label_text, locale_text), count in by_texts.items():
+        pair_others: list[tuple[tuple[Group, ...], int]] = []  # (record groups, count) of the records in no declared pair
+        for (label_group, locale_group), count in by_groups.items():
             declared = [
                 (label, locale)
-                for label in label_names.get(label_text, ())
-                for locale in locale_names.get(locale_text, ())
+                for label in label_names.get(label_group, ())
+                for locale in locale_names.get(locale_group, ())
                 if (label, locale) in pairs
             ]
             for pair in declared:
                 per_pair[pair] += count
             if not declared:
-                pair_others.append(((label_text, locale_text), count))
+                pair_others.append(((label_group, locale_group), count))
         for label, locales in quotas.per_label_locale.items():
             for locale, quota in locales.items():
                 # A record of an undeclared pair could count here if fixing a value no quota
                 # knows (a typo) would make it this pair.
                 could = sum(
-                    count for (label_text, locale_text), count in pair_others
-                    if (label in label_names.get(label_text, ()) or label_text not in label_names)
-                    and (locale in locale_names.get(locale_text, ()) or locale_text not in locale_names)
+                    count for (label_group, locale_group), count in pair_others
+                    if (label in label_names.get(label_group, ()) or label_group not in label_names)
+                    and (locale in locale_names.get(locale_group, ()) or locale_group not in locale_names)
                 ) if closed_groups else 0
                 findings.append(
                     finding(
