@@ -630,9 +630,13 @@ def test_junit_properties(pytester: pytest.Pytester) -> None:
     assert {p.get("name"): p.get("value") for p in whole.iter("property")}.keys() == {"policy_file", "policy_check", "detail"}
 
 
-def test_terminal_summary_counts_per_check(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize("xdist", [(), ("-n", "2"), ("-n", "2", "--dist", "each")])
+def test_terminal_summary_counts_per_check(pytester: pytest.Pytester, xdist: tuple[str, ...]) -> None:
+    if xdist:
+        pytest.importorskip("xdist")
     write(pytester, "prompts.jsonl", jsonl(scenario(), parent_only(expected_worker_role=["Spark Explorer"])))
-    result = pytester.runpytest("--policy-eval", "prompts.jsonl")
+    result = pytester.runpytest("--policy-eval", "prompts.jsonl", *xdist)
+    # The same rows in the same order, however the reports arrive; an item reported twice counts once.
     result.stdout.fnmatch_lines(
         [
             "*= policy evaluation =*",

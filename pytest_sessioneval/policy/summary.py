@@ -12,6 +12,8 @@ from typing import Final
 
 import pytest
 
+from .review import CHECKS
+
 __all__ = ["PolicyTally"]
 
 _COLUMNS: Final = ("passed", "failed", "skipped")
@@ -26,7 +28,8 @@ def _family(check: str) -> str:
 class PolicyTally:
     """What the run's reports said, per check."""
 
-    counts: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    # node id -> (check family, outcome): an item reported again (--dist each) counts once.
+    outcomes: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def add(self, report: pytest.TestReport) -> None:
         """Count an item once: from its call, or from a setup that did not pass (a skip)."""
@@ -39,16 +42,21 @@ class PolicyTally:
         if not isinstance(check, str):
             return
         outcome = report.outcome if report.when == "call" or report.skipped else "error"
-        self.counts[_family(check)][outcome] += 1
+        self.outcomes[report.nodeid] = (_family(check), outcome)
 
     def lines(self) -> list[str]:
-        """The table: one row per check, in the order first seen."""
-        if not self.counts:
+        """The table: one row per check, in the order of ``CHECKS`` (the same under xdist,
+        whatever order the reports come in)."""
+        counts: dict[str, Counter[str]] = defaultdict(Counter)
+        for family, outcome in self.outcomes.values():
+            counts[family][outcome] += 1
+        if not counts:
             return []
-        columns = [*_COLUMNS, *sorted({o for c in self.counts.values() for o in c} - set(_COLUMNS))]
-        width = max(len("check"), *map(len, self.counts))
-        total = sum(sum(counter.values()) for counter in self.counts.values())
-        lines = [f"{total} policy check(s)", f"{'check':<{width}}  " + "  ".join(columns)]
-        for check, counter in self.counts.items():
-            lines.append(f"{check:<{width}}  " + "  ".join(f"{counter[o]:>{len(o)}}" for o in columns))
+        order = {family: place for place, family in enumerate(dict.fromkeys(map(_family, CHECKS)))}
+        checks = sorted(counts, key=lambda family: (order.get(family, len(order)), family))
+        columns = [*_COLUMNS, *sorted({o for c in counts.values() for o in c} - set(_COLUMNS))]
+        width = max(len("check"), *map(len, counts))
+        lines = [f"{len(self.outcomes)} policy check(s)", f"{'check':<{width}}  " + "  ".join(columns)]
+        for check in checks:
+            lines.append(f"{check:<{width}}  " + "  ".join(f"{counts[check][o]:>{len(o)}}" for o in columns))
         return lines
