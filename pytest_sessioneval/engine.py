@@ -389,6 +389,8 @@ def score_sessions(
     (``evaluate`` returns them all). Raises ``OSError`` when a file cannot be read
     and ``ValueError`` when the events file is given as the sessions.
     """
+    if not isinstance(rubric, Rubric):
+        raise TypeError(f"rubric must be a Rubric (such as RUBRIC_V1), not {rubric!r}")
     sessions_path, events_path = resolve_inputs(Path(path), Path(events) if events else None)
     if events_path is not None and _same_file(sessions_path, events_path):
         raise ValueError(f"{sessions_path}: is the events file; give the sessions.jsonl (or the directory holding both)")

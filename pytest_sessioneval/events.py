@@ -45,6 +45,7 @@ GATE_FAILED: Final = "orchestrator.quality_gate.failed"
 GATE_EVENTS: Final = frozenset({GATE_PASSED, GATE_FAILED})
 BLOCKED: Final = "orchestrator.destructive_guard.blocked"
 LOOP_WARNING: Final = "orchestrator.loop.warning"
+_COUNTED: Final = (BLOCKED, LOOP_WARNING)  # the kinds EventIndex.count answers for
 SESSION_STARTED: Final = "orchestrator.session.started"
 _RELEVANT: Final = GATE_EVENTS | {BLOCKED, LOOP_WARNING, SESSION_STARTED}
 FULL_GATE: Final = "full-gate"
@@ -238,7 +239,16 @@ class EventIndex:
         return end - first, GateEvent(times[at], self._full_exit[at], self._full_line[at])
 
     def count(self, kind: str, window: Window | None) -> int:
-        """How many ``kind`` events (``BLOCKED`` or ``LOOP_WARNING``) lie in the window."""
+        """How many ``kind`` events (``BLOCKED`` or ``LOOP_WARNING``) lie in the window.
+
+        Raises ``ValueError`` for another kind: only those two are counted (gates are
+        asked with ``quality_gates`` and ``full_gates``), and a silent 0 would be a guess.
+        """
+        if kind not in _COUNTED:
+            raise ValueError(
+                f"count() counts {' and '.join(_COUNTED)} events, not {kind!r}; quality gates are asked "
+                "with quality_gates() and full_gates()"
+            )
         counts = self._kinds.get(kind)
         if counts is None:
             return 0

@@ -100,7 +100,11 @@ def judge_session(
         except _TimedOut:
             failures.append(f"judge plugin {plugin!r} timed out after {timeout:g} s")
             continue
-        except (Exception, SystemExit) as exc:  # an infrastructure failure, not a verdict on the session
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001  an infrastructure failure, not a verdict on the session
+            # Also SystemExit, pytest.skip() and the like, asyncio's CancelledError: anything a judge
+            # raises, but the user's interrupt.
             failures.append(f"judge plugin {plugin!r} raised {type(exc).__name__}: {exc}")
             continue
         for verdict in _check(plugin, answer, rubric):

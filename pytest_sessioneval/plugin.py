@@ -268,6 +268,12 @@ def _registered_rubrics(config: pytest.Config) -> dict[str, Rubric]:
             offered: Any = impl.function() or []
         except RubricError as exc:
             raise usage_error("--session-eval-rubric", f"plugin {plugin!r}: {exc}") from None
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001  the plugin's fault, said as such
+            raise usage_error(
+                "--session-eval-rubric", f"plugin {plugin!r}: its pytest_sessioneval_rubrics raised {type(exc).__name__}: {exc}"
+            ) from None
         if not isinstance(offered, (list, tuple)):
             raise usage_error(
                 "--session-eval-rubric", f"plugin {plugin!r} returned {offered!r}; expected a list of Rubric objects"
@@ -285,11 +291,14 @@ def _registered_rubrics(config: pytest.Config) -> dict[str, Rubric]:
 
 def _judges(config: pytest.Config) -> list[Judge]:
     """The ``pytest_sessioneval_judge`` implementations, each with its plugin's name."""
-    def bound(function: Any) -> Any:
-        return lambda record: function(record=record)
+    def bound(impl: Any) -> Any:
+        # As pluggy calls a hook: an implementation may take fewer arguments than the spec.
+        if "record" in impl.argnames:
+            return lambda record: impl.function(record=record)
+        return lambda record: impl.function()
 
     return [
-        (impl.plugin_name, bound(impl.function))
+        (impl.plugin_name, bound(impl))
         for impl in reversed(config.hook.pytest_sessioneval_judge.get_hookimpls())
     ]
 

@@ -124,7 +124,8 @@ class Rubric:
     text_path: Path
     dimensions: tuple[Dimension, ...]
     judge_ids: tuple[str, ...] = ()
-    _sha256: list[str] = field(default_factory=list, repr=False, compare=False)
+    # Filled on first use; not an argument, so dataclasses.replace() gives a new rubric its own.
+    _sha256: list[str] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if type(self.version) is not str or is_blank(self.version):
@@ -135,6 +136,8 @@ class Rubric:
         if not isinstance(self.dimensions, (tuple, list)) or not all(isinstance(d, Dimension) for d in self.dimensions):
             raise RubricError(f"rubric {self.version!r}: dimensions must be a tuple of Dimension objects")
         object.__setattr__(self, "dimensions", tuple(self.dimensions))
+        if not self.dimensions:
+            raise RubricError(f"rubric {self.version!r}: a rubric needs at least one deterministic dimension")
         if not isinstance(self.judge_ids, (tuple, list)):
             raise RubricError(f"rubric {self.version!r}: judge_ids must be a tuple of strings")
         object.__setattr__(self, "judge_ids", tuple(self.judge_ids))
@@ -171,7 +174,9 @@ class Rubric:
         for dimension in self.dimensions:
             try:
                 verdict = dimension.scorer(context)
-            except (Exception, SystemExit) as exc:  # a broken scorer is the rubric's fault, reported as such
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # noqa: BLE001  a broken scorer is the rubric's fault (pytest.skip() too)
                 raise RubricError(
                     f"rubric {self.version!r}: scorer of {dimension.id!r} raised {type(exc).__name__}: {exc}"
                 ) from exc

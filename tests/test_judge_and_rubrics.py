@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from conftest import MetricsWriter, gate, session
 
-from pytest_sessioneval import RUBRIC_V1, Dimension, Rubric, Verdict
+from pytest_sessioneval import RUBRIC_V1, Dimension, Rubric, Verdict, score_sessions
 from pytest_sessioneval.rubric import RubricError
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -230,6 +230,7 @@ def test_a_custom_rubric_is_bound_to_its_text_in_the_journal(pytester: pytest.Py
 
 RUBRIC_PLUGIN = """
 from pathlib import Path
+import pytest
 from pytest_sessioneval import Dimension, Rubric, Verdict
 
 TEXT = Path(__file__).with_name("r.md")
@@ -247,8 +248,8 @@ def pytest_sessioneval_rubrics():
         ('Rubric("mine", TEXT, (Dimension("x", lambda c: "pass"),))', "*scorer of 'x' returned 'pass'*"),
         ('Rubric("mine", TEXT, (Dimension("x", lambda c: None), Dimension("x", lambda c: None)))', "*dimension ids collide: x*"),
         ('Rubric("mine", TEXT, (Dimension("x", lambda c: None),), judge_ids=("x",))', "*dimension ids collide: x*"),
-        ('Rubric("rubric-v1", TEXT, ())', "*rubric 'rubric-v1' is already registered*"),
-        ('Rubric("mine", TEXT.with_name("missing.md"), ())', "*rubric text *missing.md not found*"),
+        ('Rubric("rubric-v1", TEXT, (Dimension("x", lambda c: Verdict("pass", "")),))', "*rubric 'rubric-v1' is already registered*"),
+        ('Rubric("mine", TEXT.with_name("missing.md"), (Dimension("x", lambda c: Verdict("pass", "")),))', "*rubric text *missing.md not found*"),
         ('"not a rubric"', "*registered 'not a rubric', not a Rubric*"),
         ('Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", c.record["nope"])),))',
          "*metrics/sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' raised KeyError: 'nope'*"),
@@ -261,7 +262,12 @@ def pytest_sessioneval_rubrics():
         ('Rubric("mine", TEXT, (Dimension(5, lambda c: Verdict("pass", "e")),))', "*a dimension id must be a string that is not blank, not 5*"),
         ('Rubric("mine", TEXT, [lambda c: None])', "*dimensions must be a tuple of Dimension objects*"),
         ('Rubric("mine", 5, ())', "*text_path must be a path, not 5*"),
-        ('Rubric("mine", TEXT, ())', None),  # (a single Rubric, not a list: see below)
+        ('Rubric("mine", TEXT, ())', "*rubric 'mine': a rubric needs at least one deterministic dimension*"),
+        ('Rubric("mine", TEXT, (Dimension("x", lambda c: pytest.skip("later")),))',
+         "*sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' raised Skipped: later*"),
+        ('Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", str(c.events.count("orchestrator.quality_gate.passed", c.window)))),))',
+         "*scorer of 'x' raised ValueError: count() counts orchestrator.destructive_guard.blocked and orchestrator.loop.warning events, not *"),
+        ('Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", "")),))', None),  # (a single Rubric, not a list: see below)
     ],
 )
 def test_broken_rubrics_are_usage_errors(pytester: pytest.Pytester, metrics: Path, rubric: str, message: str | None) -> None:
@@ -346,3 +352,45 @@ def test_a_journal_as_input_counts_each_session_by_its_latest_record_judge_verdi
     result = pytester.runpytest("--session-eval", "eval.jsonl")
     result.stdout.fnmatch_lines(["rubric-v1: 2 session(s) scored"])
     assert "Advisory judge verdicts" not in result.stdout.str()
+
+
+def test_a_rubrics_hook_that_raises_is_a_usage_error(pytester: pytest.Pytester, metrics: Path) -> None:
+    pytester.makeconftest("def pytest_sessioneval_rubrics():\n    raise FileNotFoundError('rubrics.toml')\n")
+    result = pytester.runpytest("--session-eval", str(metrics))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*its pytest_sessioneval_rubrics raised FileNotFoundError: rubrics.toml*"])
+
+
+@pytest.mark.parametrize("raising", ["pytest.skip('no API key')", "asyncio.CancelledError()"])
+@pytest.mark.parametrize("timeout", [(), ("--session-eval-judge-timeout", "5")])
+def test_a_judge_raising_anything_but_an_interrupt_is_an_infrastructure_failure(
+    pytester: pytest.Pytester, metrics: Path, raising: str, timeout: tuple[str, ...]
+) -> None:
+    raise_it = raising if raising.startswith("pytest") else f"raise {raising}"
+    pytester.makeconftest(f"import asyncio, pytest\ndef pytest_sessioneval_judge(record):\n    {raise_it}\n")
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "-m", "judge", "-rx", *timeout)
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    result.stdout.fnmatch_lines(["*Judge infrastructure failure: judge plugin * raised *"])
+
+
+def test_a_judge_may_take_no_argument_as_any_hook_may(pytester: pytest.Pytester, metrics: Path) -> None:
+    pytester.makeconftest("def pytest_sessioneval_judge():\n    return [{'id': 'report-quality', 'status': 'pass', 'evidence': 'fine'}]\n")
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "-m", "judge", "-k", "report-quality")
+    assert result.parseoutcomes()["passed"] > 0 and "TypeError" not in result.stdout.str()
+
+
+def test_each_rubric_version_hashes_its_own_text_also_when_made_by_replace(tmp_path: Path) -> None:
+    import dataclasses
+
+    first, second = tmp_path / "v1.md", tmp_path / "v2.md"
+    first.write_text("one")
+    second.write_text("two")
+    v1 = Rubric("v1", first, (Dimension("x", lambda c: Verdict("pass", "")),))
+    assert v1.sha256 == hashlib.sha256(b"one").hexdigest()
+    v2 = dataclasses.replace(v1, version="v2", text_path=second)
+    assert v2.sha256 == hashlib.sha256(b"two").hexdigest() and v1.sha256 == hashlib.sha256(b"one").hexdigest()
+
+
+def test_the_api_says_so_when_the_rubric_is_no_rubric(metrics: Path) -> None:
+    with pytest.raises(TypeError, match="rubric must be a Rubric"):
+        score_sessions(metrics, rubric="token-budget-v1")  # type: ignore[arg-type]
