@@ -2,8 +2,8 @@
 
 pytest splits a node id on ``::`` and cuts the parametrisation at the first
 ``[``, so an id is escaped before it becomes part of a node name: backslash,
-brackets, the second colon of ``::``, control characters and non-ASCII text
-become backslash escapes (the way pytest escapes parametrize ids). The mapping
+brackets, the second colon of ``::``, the HTML specials ``<>&"'``, control characters
+and non-ASCII text become backslash escapes (the way pytest escapes parametrize ids). The mapping
 is injective, so every session keeps its own node id, and it is printable, so a
 node id copied from pytest's output selects exactly its item.
 """
@@ -15,8 +15,13 @@ from typing import Final
 
 __all__ = ["escape_name"]
 
-_SAFE: Final = re.compile(r"[A-Za-z0-9._\-@+=,;/#%&()'\"!?*~^$<>{}|` ]*", re.ASCII)
-_ESCAPES: Final = {"\\": "\\\\", "[": "\\x5b", "]": "\\x5d"}
+_SAFE: Final = re.compile(r"[A-Za-z0-9._\-@+=,;/#%()!?*~^${}|` ]*", re.ASCII)
+# Brackets would end the name's own part; the HTML specials are escaped too, since some
+# reports (pytest-html) write node ids into their pages as they are.
+_ESCAPES: Final = {
+    "\\": "\\\\", "[": "\\x5b", "]": "\\x5d",
+    "<": "\\x3c", ">": "\\x3e", "&": "\\x26", '"': "\\x22", "'": "\\x27",
+}
 
 
 def escape_name(text: str) -> str:

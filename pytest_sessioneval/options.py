@@ -162,12 +162,12 @@ def only_informs(config: pytest.Config) -> bool:
 
 
 def runs_no_item(config: pytest.Config) -> bool:
-    """``--co``, ``--setup-only``, ``--setup-plan``, ``--fixtures`` or ``--fixtures-per-test``:
-    items may be collected, none runs, so nothing is counted or written."""
+    """``--co``, ``--setup-only``, ``--setup-plan``, ``--fixtures``, ``--fixtures-per-test`` or
+    ``--cache-show``: items may be collected, none runs, so nothing is counted or written."""
     option = config.option
     return any(
         getattr(option, name, False)
-        for name in ("collectonly", "setuponly", "setupplan", "showfixtures", "show_fixtures_per_test")
+        for name in ("collectonly", "setuponly", "setupplan", "showfixtures", "show_fixtures_per_test", "cacheshow")
     )
 
 

@@ -399,11 +399,12 @@ def test_pytest_html_rows_carry_verdict_and_evidence_escaped(pytester: pytest.Py
         [
             session("s-1", total_files_changed=0, total_waves=0, waves=[], effectiveness={"completion_rate": hostile, "planned_issues": 3}),
             {"session_id": "gone", "status": "abandoned", "started_at": "2026-07-20T11:00:00Z"},
+            {"session_id": "<img src=x onerror=alert(1)>", "status": "abandoned"},
         ],
     )
     write_jsonl(metrics / "events.jsonl", [])
     result = pytester.runpytest("--session-eval", str(metrics), "--html=report.html", "--self-contained-html", "-p", "no:randomly", *workers)
-    result.assert_outcomes(skipped=4, xfailed=2)
+    result.assert_outcomes(skipped=5, xfailed=2)
     page = (pytester.path / "report.html").read_text(encoding="utf-8")
     assert page.count('data-column-type="verdict">Verdict</th>') == 1
     assert page.count("<th>Evidence</th>") == 1
@@ -416,6 +417,9 @@ def test_pytest_html_rows_carry_verdict_and_evidence_escaped(pytester: pytest.Py
     assert cells[3].startswith('<td class="col-evidence">planned_issues=3 but effectiveness.completion_rate is missing')
     assert html.escape(json.dumps(hostile), quote=True) in cells[3]
     assert hostile not in cells[3]
+    # pytest-html writes node ids into its page as they are: a session id holding markup
+    # reaches it escaped, in the data too.
+    assert not any("<img src=x" in test_id for test_id in tests) and "<img src=x" not in html.unescape(blob.group(1))
     gone = rows["metrics/sessions.jsonl::gone"]
     assert gone[2] == '<td class="col-verdict">not scored</td>'
     assert "abandoned" in gone[3]
@@ -462,6 +466,12 @@ def test_characters_a_page_may_not_hold_are_shown_as_escapes() -> None:
     page = render_report(report)
     assert not re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]", page)
     assert "a\\x00b\\x1bc\\x85d\\ud800e" in page
+    # Noncharacters of every plane, and the bidirectional controls that would make one id
+    # display as another (U+202E turns the rest around).
+    spoof = dataclasses.replace(hostile_report(), sessions=(row("ok\u202e1-dab\U0001fffe", "2026-07-20T09:00:00Z", {"gate-health": "pass"}),))
+    page = render_report(spoof)
+    assert "\u202e" not in page and "\U0001fffe" not in page
+    assert "ok\\u202e1-dab\\U0001fffe" in page
 
 
 def test_the_page_counts_only_the_items_that_ran(pytester: pytest.Pytester) -> None:

@@ -488,7 +488,7 @@ def test_an_output_never_overwrites_an_input(pytester: pytest.Pytester, project_
     assert ((metrics / "sessions.jsonl").read_bytes(), (metrics / "events.jsonl").read_bytes()) == before
 
 
-@pytest.mark.parametrize("dry_run", ["--co", "--setup-plan", "--setup-only", "--fixtures", "--fixtures-per-test"])
+@pytest.mark.parametrize("dry_run", ["--co", "--setup-plan", "--setup-only", "--fixtures", "--fixtures-per-test", "--cache-show"])
 def test_a_run_that_runs_no_item_writes_neither_journal_nor_page(pytester: pytest.Pytester, metrics: Path, dry_run: str) -> None:
     result = journal_run(pytester, metrics, dry_run, "--session-eval-html", "report.html")
     assert result.ret == pytest.ExitCode.OK
