@@ -286,9 +286,7 @@ def _score(score: float | int | None) -> str:
         return ""
     if isinstance(score, float) and not math.isfinite(score):
         return str(score)
-    if isinstance(score, int) and not -(10**15) < score < 10**15:
-        return show(score)  # exact, where a float conversion would overflow or round
-    return f"{score:g}"
+    return show(score)  # as the evidence and the journal write it: 0.7999999 is no 0.8
 
 
 def _rate_tooltip(label: str, bucket: Counter[str]) -> str:

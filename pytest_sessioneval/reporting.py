@@ -27,8 +27,11 @@ class Tally:
 
     counts: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     judge_counts: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
-    # (data file as located, session id as it travels: see options.wire_safe) -> the ids of
-    # its dimensions whose items ran; two files may hold the same session id.
+    # (data file as located, the session id escaped as in node names) -> the ids of its
+    # dimensions whose items ran; two files may hold the same session id. The escaped id
+    # is one-to-one (a lone surrogate and the text of its escape stay apart, where the
+    # ``wire_safe`` text of the properties is not); a journal given as input is keyed by
+    # that text, its records naming no node of their session.
     sessions: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     judged: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # the same for judge items
     not_scored: set[tuple[str, str]] = field(default_factory=set)
@@ -52,14 +55,15 @@ class Tally:
             self.verification[report.nodeid] = report.outcome
             return
         if "dimension" in props and "status" in props:
-            key = (report.location[0], wire_safe(props["session_id"]))
+            stored = "run_id" in props
+            key = (report.location[0], wire_safe(props["session_id"]) if stored else _session_part(report))
             dimension, status, judge = props["dimension"], props["status"], props.get("method") == "judge"
             ran = (self.judged if judge else self.sessions).setdefault(key, set())
             # An item reported again (--dist each, a path given twice with --keep-duplicates)
             # is one observation: counting it twice would narrow the intervals.
             repeated = dimension in ran
             ran.add(dimension)
-            if "run_id" in props:  # a stored record of a journal given as input: counted in lines()
+            if stored:  # a stored record of a journal given as input: counted in lines()
                 given = props.get("line")
                 line = given if type(given) is int else 0
                 latest = self.stored.get(key)
@@ -71,19 +75,19 @@ class Tally:
             if not repeated:
                 (self.judge_counts if judge else self.counts)[dimension][status] += 1
         elif props.get("eligible") is False:
-            self.not_scored.add((report.location[0], wire_safe(props["session_id"])))
+            self.not_scored.add((report.location[0], _session_part(report)))
         elif "reason" in props and props.get("session_id") is None:
             self.unidentified.add(report.nodeid)
 
     def ran_any(self, file: str, session_id: str) -> set[str]:
         """The dimensions, deterministic and judge, of this scored session whose items ran:
         a session is journaled and drawn when any did."""
-        key = (file, wire_safe(session_id))
+        key = (file, escape_name(session_id))
         return self.sessions.get(key, set()) | self.judged.get(key, set())
 
     def skipped(self, file: str, session_id: str) -> bool:
         """Whether the item of this not-scored session of ``file`` ran."""
-        return (file, wire_safe(session_id)) in self.not_scored
+        return (file, escape_name(session_id)) in self.not_scored
 
     def verification_line(self) -> str | None:
         if not self.verification:
@@ -131,6 +135,11 @@ class Tally:
             lines.append("Advisory judge verdicts (uncalibrated; not part of the evaluation above, never fail the run):")
             lines.extend(_table(judge_counts, judge_order))
         return lines
+
+
+def _session_part(report: pytest.TestReport) -> str:
+    """The escaped session id an item of a sessions file is named by (``<session>[<dim>]``)."""
+    return str(report.location[2]).partition("[")[0]
 
 
 def _ordered(counts: dict[str, Counter[str]], order: tuple[str, ...]) -> list[str]:

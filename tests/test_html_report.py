@@ -492,3 +492,26 @@ def test_when_no_session_item_ran_the_summary_holds_only_what_was_written(pytest
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*= session evaluation =*", "HTML report: page.html"])
     assert "session(s) scored" not in result.stdout.str()
+
+
+def test_a_score_is_shown_as_recorded_never_rounded() -> None:
+    scored = (cell("plan-fidelity", "fail", score=0.7999999),)
+    page = render_report(report((row("s", "2026-07-20T09:00:00Z", {}, extra=scored),)))
+    assert '<span class="score">0.7999999</span>' in page
+
+
+def test_a_lone_surrogate_and_the_text_of_its_escape_are_two_sessions(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    (pytester.path / "m").mkdir()
+    (pytester.path / "m" / "sessions.jsonl").write_text(
+        '{"session_id":"a\\ud800","status":"completed","effectiveness":{"completion_rate":1}}\n'
+        '{"session_id":"a\\\\ud800","status":"completed","effectiveness":{"completion_rate":0.1}}\n',
+        encoding="ascii",
+    )
+    common = ("--session-eval", "m", "--session-eval-html", "page.html", "--session-eval-journal", "j.jsonl", "--session-eval-model-id", "x")
+    result = pytester.runpytest(*common, "m/sessions.jsonl::a\\ud800[plan-fidelity]")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["rubric-v1: 1 session(s) scored", "journal j.jsonl: 1 record(s) appended*"])
+    assert "Sessions (1)" in (pytester.path / "page.html").read_text()
+    pytester.runpytest(*common).stdout.fnmatch_lines(["rubric-v1: 2 session(s) scored*"])
+    assert "Sessions (2)" in (pytester.path / "page.html").read_text()
