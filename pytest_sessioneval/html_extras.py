@@ -21,7 +21,7 @@ from .html_report import html_text
 from .nodes import ITEM_KEYWORD
 from .rubric import JUDGE
 
-__all__ = ["PLUGIN_NAME", "HtmlColumns", "register", "verdict_and_evidence"]
+__all__ = ["PLUGIN_NAME", "HtmlColumns", "add_files", "register", "verdict_and_evidence"]
 
 PLUGIN_NAME: Final = "session-eval-html-columns"
 
@@ -49,6 +49,12 @@ def verdict_and_evidence(user_properties: Iterable[tuple[str, Any]]) -> tuple[st
 class HtmlColumns:
     """pytest-html hooks adding the "Verdict" and "Evidence" columns (escaped)."""
 
+    def __init__(self) -> None:
+        # The data files whose items are this plugin's, as pytest locates them (set as the
+        # session starts): a test of the user's own that happens to carry the keyword (a
+        # ``session_eval`` directory, say) and record ``status`` is not taken for a verdict.
+        self.files: frozenset[str] = frozenset()
+
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_table_header(self, cells: list[str]) -> None:
         """Add the two column headers; the verdict column sorts like pytest-html's own."""
@@ -60,7 +66,8 @@ class HtmlColumns:
         """Add the item's verdict and evidence; other rows get empty cells, so columns line up."""
         if not cells:  # another plugin dropped this row
             return
-        ours = ITEM_KEYWORD in getattr(report, "keywords", {})
+        location: Any = getattr(report, "location", None) or ("",)
+        ours = ITEM_KEYWORD in getattr(report, "keywords", {}) and location[0] in self.files
         verdict, evidence = verdict_and_evidence(getattr(report, "user_properties", ())) if ours else ("", "")
         cells.insert(_POSITION, f'<td class="col-verdict">{html_text(verdict)}</td>')
         cells.insert(_POSITION + 1, f'<td class="col-evidence">{html_text(evidence)}</td>')
@@ -74,3 +81,10 @@ def register(config: pytest.Config) -> bool:
     if not manager.has_plugin(PLUGIN_NAME):
         manager.register(HtmlColumns(), PLUGIN_NAME)
     return True
+
+
+def add_files(config: pytest.Config, files: Iterable[str]) -> None:
+    """Name data files (as pytest locates them) whose items get the columns filled."""
+    columns = config.pluginmanager.get_plugin(PLUGIN_NAME)
+    if isinstance(columns, HtmlColumns):
+        columns.files = columns.files | frozenset(files)

@@ -460,6 +460,7 @@ class SessionEvalRun:
         index_teardown_reports(session.config.pluginmanager.getplugin("terminalreporter"))
         self.dry_run = opt.runs_no_item(session.config)
         self.tally.files = frozenset(_located(session.config, path) for path in self.collected_paths())
+        html_extras.add_files(session.config, self.tally.files)
         try:
             for path in self.report_journals:
                 journal = StoredJournal(path, [])

@@ -515,3 +515,20 @@ def test_a_lone_surrogate_and_the_text_of_its_escape_are_two_sessions(pytester: 
     assert "Sessions (1)" in (pytester.path / "page.html").read_text()
     pytester.runpytest(*common).stdout.fnmatch_lines(["rubric-v1: 2 session(s) scored*"])
     assert "Sessions (2)" in (pytester.path / "page.html").read_text()
+
+
+def test_pytest_html_columns_stay_empty_for_a_test_of_the_users_own(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("pytest_html")
+    pytester.makeini("[pytest]\n")
+    metrics_writer(pytester.path)([session("a")], [])
+    (pytester.path / "session_eval").mkdir()  # the directory gives the user's test the plugin's keyword
+    (pytester.path / "session_eval" / "test_mine.py").write_text(
+        "def test_a(record_property):\n    record_property('status', 'fail')\n    record_property('dimension', 'x')\n"
+    )
+    pytester.runpytest("--session-eval", "metrics", "session_eval", "--html=report.html", "--self-contained-html")
+    page = (pytester.path / "report.html").read_text(encoding="utf-8")
+    blob = re.search(r'data-jsonblob="([^"]*)"', page)
+    assert blob is not None
+    tests = json.loads(html.unescape(blob.group(1)))["tests"]
+    assert tests["session_eval/test_mine.py::test_a"][0]["resultsTableRow"][2] == '<td class="col-verdict"></td>'
+    assert tests["metrics/sessions.jsonl::a[gate-health]"][0]["resultsTableRow"][2] != '<td class="col-verdict"></td>'
