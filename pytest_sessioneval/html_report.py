@@ -417,15 +417,21 @@ def _chart(dimension: str, weeks: Sequence[_Week], counts: dict[date, Counter[st
     series = [f'<g class="series" data-dimension="{_e(dimension)}">']
     run: list[str] = []
     points: list[str] = []
+    previous: _Week | None = None
     for index, week in enumerate(weeks):
         bucket = counts.get(week.monday, Counter())
         passes, fails = bucket[PASS], bucket[FAIL]
         n = passes + fails
-        if n == 0:
+        # A line joins adjacent weeks only: a long span plots only the weeks that hold
+        # sessions, and the weeks left out between them are gaps as well.
+        adjacent = previous is not None and (week.monday - previous.monday).days == 7
+        previous = week
+        if n == 0 or not adjacent:
             if len(run) > 1:
                 series.append(f'<path class="line" d="{" ".join(run)}"/>')
             run = []
-            continue
+            if n == 0:
+                continue
         cx, cy = x(index), y(passes / n)
         run.append(f"{'M' if not run else 'L'}{cx:.1f},{cy:.1f}")
         label = f"{week.label} (week of {week.monday.isoformat()})"
@@ -455,6 +461,8 @@ def _chart(dimension: str, weeks: Sequence[_Week], counts: dict[date, Counter[st
 
 def _charts(report: ReportData, dimensions: Sequence[str]) -> str:
     weeks, by_dimension, undated = _weeks(report)
+    if not report.sessions:
+        return '<p class="note">No session was scored, so there is no weekly chart.</p>'
     if not weeks:
         body = '<p class="note">No session has a parseable started_at, so there is no weekly chart.</p>'
     else:

@@ -602,11 +602,13 @@ class SessionEvalRun:
 
     def _write_html(self, config: pytest.Config) -> None:
         sessions, not_scored = [], []
+        ran: set[str] = set()  # the dimensions whose items ran for any session: the page's columns
         for path, evaluation in self.evaluations.items():
             source = _located(config, path)
             for entry in evaluation.entries:
                 if isinstance(entry, SessionEvaluation) and (shown := self.tally.ran_any(source, entry.session_id)):
                     sessions.append(SessionRow.from_evaluation(entry, source, shown))  # -k, -m: as the summary
+                    ran |= shown
                 elif isinstance(entry, SkippedSession) and self.tally.skipped(source, entry.session_id):
                     not_scored.append((entry.session_id, entry.reason))
         report = ReportData(
@@ -616,7 +618,7 @@ class SessionEvalRun:
             standard_version=STANDARD_VERSION,
             plugin_version=PLUGIN_VERSION,
             timestamp=self.timestamp,
-            dimension_order=self.rubric.dimension_ids,
+            dimension_order=tuple(d for d in self.rubric.dimension_ids if d in ran),
             sessions=tuple(sessions),
             not_scored=tuple(not_scored),
         )

@@ -480,8 +480,11 @@ def test_the_page_counts_only_the_items_that_ran(pytester: pytest.Pytester) -> N
     pytester.runpytest("--session-eval", str(examples), "-k", "gate-health", "--session-eval-html", "some.html")
     page = (pytester.path / "some.html").read_text()
     cells = re.findall(r'<td class="verdict" data-dimension="([^"]+)" data-status="([^"]*)"', page)
-    assert len(cells) == 12 * 5  # every scored session's row, a dash where the item did not run
-    assert {dimension for dimension, status in cells if status} == {"gate-health"}
+    # Every scored session's row, and only the dimension that ran: as the terminal summary,
+    # no table or chart of a dimension left out ("n = 0" would say it was never decided).
+    assert len(cells) == 12 and {dimension for dimension, _ in cells} == {"gate-health"}
+    assert set(re.findall(r'<th scope="col" data-dimension="([^"]+)"', page)) == {"gate-health"}
+    assert "plan-fidelity" not in page
 
 
 def test_when_no_session_item_ran_the_summary_holds_only_what_was_written(pytester: pytest.Pytester) -> None:
@@ -532,3 +535,17 @@ def test_pytest_html_columns_stay_empty_for_a_test_of_the_users_own(pytester: py
     tests = json.loads(html.unescape(blob.group(1)))["tests"]
     assert tests["session_eval/test_mine.py::test_a"][0]["resultsTableRow"][2] == '<td class="col-verdict"></td>'
     assert tests["metrics/sessions.jsonl::a[gate-health]"][0]["resultsTableRow"][2] != '<td class="col-verdict"></td>'
+
+
+def test_a_chart_line_joins_adjacent_weeks_only_also_over_a_long_span() -> None:
+    sessions = (row("old", "2014-01-08T09:00:00Z", {"gate-health": "pass"}), row("new", "2026-07-20T09:00:00Z", {"gate-health": "fail"}))
+    page = render_report(report(sessions))
+    assert '<path class="line"' not in page  # twelve years apart: two points, no line between them
+    close = (row("a", "2026-07-13T09:00:00Z", {"gate-health": "pass"}), row("b", "2026-07-20T09:00:00Z", {"gate-health": "fail"}))
+    assert render_report(report(close)).count('<path class="line"') == 1
+
+
+def test_a_page_without_sessions_says_so_once() -> None:
+    page = render_report(report(()))
+    assert "No session was scored, so there is no weekly chart." in page
+    assert "Every session has a parseable started_at" not in page
