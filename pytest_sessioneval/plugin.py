@@ -17,6 +17,7 @@ from _pytest.pathlib import bestrelpath
 from . import html_extras
 from . import options as opt
 from .engine import (
+    EVENTS_FILE,
     Evaluation,
     NoEligibleSession,
     Selection,
@@ -222,6 +223,9 @@ def _refuse_overwriting_inputs(config: pytest.Config, run: SessionEvalRun) -> No
     replaces a journal or the metrics (the same file under any spelling or link), and
     neither is written to a file of the policy evaluation of the same run."""
     data = {file_identity(p): "a sessions file" for p in run.sources}
+    # Where an events file is looked for counts even while none is there: written there, the
+    # page or the journal would be read as events next time.
+    data.update({file_identity(p.parent / EVENTS_FILE): f"the {EVENTS_FILE} beside a sessions file" for p in run.sources})
     data.update({file_identity(e): "an events file" for e in run.sources.values() if e is not None})
     journals = {file_identity(p): "a journal given to --session-eval" for p in run.report_journals}
     if run.verify_path is not None:

@@ -692,3 +692,12 @@ def test_records_sharing_a_run_id_are_items_of_their_own_and_each_is_counted(pyt
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "joined.jsonl")
     result.assert_outcomes(passed=9, failed=1)
     result.stdout.fnmatch_lines(["re-verification: 9 stored verdict(s) reproduced, 1 not reproduced, 0 not re-verifiable (judge)"])
+
+
+@pytest.mark.parametrize("output", ["--session-eval-journal", "--session-eval-html"])
+def test_an_output_never_lands_where_the_events_file_is_looked_for(pytester: pytest.Pytester, project_metrics: MetricsWriter, output: str) -> None:
+    metrics = project_metrics([session("a")])  # no events file yet
+    result = pytester.runpytest("--session-eval", "metrics", "--session-eval-model-id", "m", output, "metrics/events.jsonl")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*{output}: *events.jsonl is the events.jsonl beside a sessions file of this run*"])
+    assert not (metrics / "events.jsonl").exists()
