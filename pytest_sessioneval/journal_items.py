@@ -49,6 +49,7 @@ class JournalFile(pytest.File):
         for line, record in self.journal.records:
             try:
                 validate_record(record)
+                _judged_as_registered(record, self.journal.rubrics.get(record["rubric_version"]))
             except InvalidRecord as exc:
                 yield self._child(InvalidRecordItem, f"line-{line}[invalid-record]", line=line, error=exc)
                 continue
@@ -110,6 +111,25 @@ class JournalFile(pytest.File):
                         fresh=fresh,
                         problem=f"{verdict.id} is scored now ({verdict.status}) but missing from the stored record",
                     )
+
+
+def _judged_as_registered(record: dict[str, Any], rubric: Rubric | None) -> None:
+    """The advisory firewall, on records read back: a judge dimension must be one the record's
+    rubric pre-registers as such (when that rubric is registered here). A deterministic
+    dimension stored as a judge verdict would turn a failure into an advisory note.
+    Raises ``InvalidRecord`` naming each such dimension."""
+    if rubric is None:
+        return
+    problems = []
+    for index, dimension in enumerate(record["dimensions"]):
+        if dimension["method"] != JUDGE:
+            continue
+        if dimension["id"] in rubric.dimension_ids:
+            problems.append((f"dimensions[{index}]", f"{dimension['id']!r} is a deterministic dimension of {rubric.version}, stored as a judge verdict"))
+        elif dimension["id"] not in rubric.judge_ids:
+            problems.append((f"dimensions[{index}]", f"{dimension['id']!r} is not a judge dimension {rubric.version} pre-registers"))
+    if problems:
+        raise InvalidRecord(problems)
 
 
 def _named(base: str, dimensions: list[dict[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:

@@ -467,7 +467,7 @@ class SessionEvalRun:
         html_extras.add_files(session.config, self.tally.files)
         try:
             for path in self.report_journals:
-                journal = StoredJournal(path, [])
+                journal = StoredJournal(path, [], rubrics=self.rubrics)
                 journal.records = read_journal(path, journal.problems)
                 self.journals[path] = journal
             if self.verify_path is not None:

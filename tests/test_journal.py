@@ -701,3 +701,24 @@ def test_an_output_never_lands_where_the_events_file_is_looked_for(pytester: pyt
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*{output}: *events.jsonl is the events.jsonl beside a sessions file of this run*"])
     assert not (metrics / "events.jsonl").exists()
+
+
+def test_a_deterministic_verdict_stored_as_a_judge_verdict_is_an_invalid_record(pytester: pytest.Pytester, metrics: Path) -> None:
+    journal_run(pytester, metrics)
+    first, second = (json.loads(line) for line in (pytester.path / "eval.jsonl").read_text().splitlines())
+    first["dimensions"][1].update(method="judge", advisory=True, calibration_status="uncalibrated")  # plan-fidelity hidden as advice
+    second["dimensions"].append({"id": "vibes", "method": "judge", "status": "pass", "evidence": "", "advisory": True, "calibration_status": "uncalibrated"})
+    (pytester.path / "altered.jsonl").write_text(json.dumps(first) + "\n" + json.dumps(second) + "\n")
+    for args in (("--session-eval", "altered.jsonl"), ("--session-eval", str(metrics), "--session-eval-verify", "altered.jsonl")):
+        result = pytester.runpytest(*args, "-rf")
+        result.assert_outcomes(failed=2)
+        result.stdout.fnmatch_lines_random([
+            "*altered.jsonl::line-1?invalid-record?*",
+            "*altered.jsonl::line-2?invalid-record?*",
+        ])
+        assert result.ret == pytest.ExitCode.TESTS_FAILED
+    detail = pytester.runpytest("--session-eval", "altered.jsonl")
+    detail.stdout.fnmatch_lines_random([
+        "*dimensions[[]1[]]: 'plan-fidelity' is a deterministic dimension of rubric-v1, stored as a judge verdict*",
+        "*dimensions[[]5[]]: 'vibes' is not a judge dimension rubric-v1 pre-registers*",
+    ])
