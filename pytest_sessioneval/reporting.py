@@ -38,6 +38,7 @@ class Tally:
     # A journal given as input may hold several evaluations of one session: it counts once,
     # by its latest record (the last line). (file, session) -> (line, {(dimension, judge?): status}).
     stored: dict[tuple[str, str], tuple[int, dict[tuple[str, bool], str]]] = field(default_factory=dict)
+    stored_rubric: dict[tuple[str, str], str] = field(default_factory=dict)  # the rubric of that latest record
     unidentified: set[str] = field(default_factory=set)  # node ids of the items that ran
     verification: dict[str, str] = field(default_factory=dict)  # node id -> outcome
     # The data files whose items are counted, as pytest locates them (relative to the
@@ -69,6 +70,7 @@ class Tally:
                 latest = self.stored.get(key)
                 if latest is None or latest[0] < line:  # a later record replaces the session's verdicts
                     latest = self.stored[key] = (line, {})
+                    self.stored_rubric[key] = str(props.get("rubric_version"))
                 if latest[0] == line:
                     latest[1][(dimension, judge)] = status
                 return
@@ -118,7 +120,12 @@ class Tally:
         judge_counts = self._with_stored(self.judge_counts, judge=True)
         if verification and not counts:
             return [verification]
-        lines = [f"{rubric}: {len(self.sessions.keys() | self.judged.keys())} session(s) scored"]
+        scored = self.sessions.keys() | self.judged.keys()
+        # Journals given as input say which rubric their records were scored with.
+        versions = {self.stored_rubric[key] for key in scored if key in self.stored_rubric}
+        if any(key not in self.stored_rubric for key in scored) or not versions:
+            versions.add(rubric)
+        lines = [f"{', '.join(sorted(versions))}: {len(scored)} session(s) scored"]
         if verification:
             lines.insert(0, verification)
         if self.not_scored:

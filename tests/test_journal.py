@@ -722,3 +722,12 @@ def test_a_deterministic_verdict_stored_as_a_judge_verdict_is_an_invalid_record(
         "*dimensions[[]1[]]: 'plan-fidelity' is a deterministic dimension of rubric-v1, stored as a judge verdict*",
         "*dimensions[[]5[]]: 'vibes' is not a judge dimension rubric-v1 pre-registers*",
     ])
+
+
+def test_a_journal_as_input_is_summed_up_under_the_rubric_its_records_name(pytester: pytest.Pytester, metrics: Path) -> None:
+    journal_run(pytester, metrics)
+    records = [json.loads(line) for line in (pytester.path / "eval.jsonl").read_text().splitlines()]
+    later = [dict(record, run_id=record["run_id"] + "-later", rubric_version="rubric-v9") for record in records]
+    (pytester.path / "mixed.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [*records, *later]))
+    pytester.runpytest("--session-eval", "mixed.jsonl").stdout.fnmatch_lines(["rubric-v9: 2 session(s) scored"])
+    pytester.runpytest("--session-eval", "mixed.jsonl", "--session-eval", str(metrics)).stdout.fnmatch_lines(["rubric-v1, rubric-v9: 4 session(s) scored*"])
