@@ -730,6 +730,12 @@ _CSP: Final = (
 )
 
 
+_NO_DIMENSION: Final = (
+    '<p class="note">No item of a deterministic dimension ran (only judge items, or none, were '
+    "selected), so there is nothing to count here.</p>"
+)
+
+
 def render_report(report: ReportData) -> str:
     """The report as one self-contained HTML5 document (a ``str``; ``write_report`` writes it)."""
     dimensions = _dimensions(report)
@@ -744,10 +750,10 @@ def render_report(report: ReportData) -> str:
         _provenance(report),
         '<section id="per-dimension" aria-labelledby="per-dimension-h">'
         '<h2 id="per-dimension-h">Per dimension</h2>',
-        _dimension_table(rates),
+        _dimension_table(rates) if dimensions else _NO_DIMENSION,
         "</section>",
         '<section id="weekly" aria-labelledby="weekly-h"><h2 id="weekly-h">Pass rate per week</h2>',
-        _charts(report, dimensions),
+        _charts(report, dimensions) if dimensions else _NO_DIMENSION,
         "</section>",
         _does_not_show(),
         '<section id="per-session" aria-labelledby="per-session-h">'

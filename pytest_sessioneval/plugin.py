@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import socket
 import warnings
@@ -296,8 +297,13 @@ def _registered_rubrics(config: pytest.Config) -> dict[str, Rubric]:
 def _judges(config: pytest.Config) -> list[Judge]:
     """The ``pytest_sessioneval_judge`` implementations, each with its plugin's name."""
     def bound(impl: Any) -> Any:
-        # As pluggy calls a hook: an implementation may take fewer arguments than the spec.
-        if "record" in impl.argnames:
+        # As pluggy calls a hook: an implementation may leave out the argument (or give it a default).
+        try:
+            parameters = inspect.signature(impl.function).parameters
+        except (TypeError, ValueError):  # no signature to read: call it as the spec says
+            return lambda record: impl.function(record=record)
+        takes = "record" in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+        if takes:
             return lambda record: impl.function(record=record)
         return lambda record: impl.function()
 

@@ -125,7 +125,7 @@ class Tally:
         versions = {self.stored_rubric[key] for key in scored if key in self.stored_rubric}
         if any(key not in self.stored_rubric for key in scored) or not versions:
             versions.add(rubric)
-        lines = [f"{', '.join(sorted(versions))}: {len(scored)} session(s) scored"]
+        lines = [f"{', '.join(_label(version) for version in sorted(versions))}: {len(scored)} session(s) scored"]
         if verification:
             lines.insert(0, verification)
         if self.not_scored:
@@ -144,6 +144,12 @@ class Tally:
         return lines
 
 
+def _label(text: str) -> str:
+    """Text from the data (a dimension id, a rubric version) on one line of the summary:
+    escaped as in node names unless it prints as it is."""
+    return text if text.isprintable() else escape_name(text)
+
+
 def _session_part(report: pytest.TestReport) -> str:
     """The escaped session id an item of a sessions file is named by (``<session>[<dim>]``)."""
     return str(report.location[2]).partition("[")[0]
@@ -157,7 +163,7 @@ def _ordered(counts: dict[str, Counter[str]], order: tuple[str, ...]) -> list[st
 def _table(counts: dict[str, Counter[str]], order: tuple[str, ...], rates: bool = False) -> list[str]:
     """One row per dimension, one column per status, and (for graded tables) the pass rate."""
     dimensions = _ordered(counts, order)
-    labels = {d: d if d.isprintable() else escape_name(d) for d in dimensions}  # one row, one line
+    labels = {d: _label(d) for d in dimensions}
     if not dimensions:
         return []
     width = max([len("dimension"), *map(len, labels.values())])

@@ -549,3 +549,10 @@ def test_a_page_without_sessions_says_so_once() -> None:
     page = render_report(report(()))
     assert "No session was scored, so there is no weekly chart." in page
     assert "Every session has a parseable started_at" not in page
+
+
+def test_a_page_where_no_deterministic_item_ran_says_so_instead_of_empty_tables() -> None:
+    judged = (cell("report-quality", "pass", method="judge"),)
+    page = render_report(dataclasses.replace(report((row("s", "2026-07-20T09:00:00Z", {}, extra=judged),)), dimension_order=()))
+    assert page.count("No item of a deterministic dimension ran") == 2
+    assert "<tbody></tbody>" not in page and '<div class="charts"></div>' not in page

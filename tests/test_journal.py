@@ -731,3 +731,13 @@ def test_a_journal_as_input_is_summed_up_under_the_rubric_its_records_name(pytes
     (pytester.path / "mixed.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [*records, *later]))
     pytester.runpytest("--session-eval", "mixed.jsonl").stdout.fnmatch_lines(["rubric-v9: 2 session(s) scored"])
     pytester.runpytest("--session-eval", "mixed.jsonl", "--session-eval", str(metrics)).stdout.fnmatch_lines(["rubric-v1, rubric-v9: 4 session(s) scored*"])
+
+
+def test_a_rubric_version_from_a_journal_is_one_line_of_the_summary(pytester: pytest.Pytester, metrics: Path) -> None:
+    journal_run(pytester, metrics)
+    record = json.loads((pytester.path / "eval.jsonl").read_text().splitlines()[0])
+    record["rubric_version"] = "rubric-v1: 999 session(s) scored\nfake"
+    (pytester.path / "odd.jsonl").write_text(json.dumps(record) + "\n")
+    result = pytester.runpytest("--session-eval", "odd.jsonl")
+    result.stdout.fnmatch_lines(["rubric-v1: 999 session(s) scored\\x0afake: 1 session(s) scored"])
+    assert not any(line.startswith("fake") for line in result.stdout.lines)

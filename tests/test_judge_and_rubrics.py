@@ -373,10 +373,17 @@ def test_a_judge_raising_anything_but_an_interrupt_is_an_infrastructure_failure(
     result.stdout.fnmatch_lines(["*Judge infrastructure failure: judge plugin * raised *"])
 
 
-def test_a_judge_may_take_no_argument_as_any_hook_may(pytester: pytest.Pytester, metrics: Path) -> None:
-    pytester.makeconftest("def pytest_sessioneval_judge():\n    return [{'id': 'report-quality', 'status': 'pass', 'evidence': 'fine'}]\n")
+@pytest.mark.parametrize("signature", ["()", "(record=None)", "(**kwargs)"])
+def test_a_judge_may_take_its_argument_as_any_hook_may(pytester: pytest.Pytester, metrics: Path, signature: str) -> None:
+    given = "kwargs.get('record')" if "kwargs" in signature else "record" if "record" in signature else "{}"
+    pytester.makeconftest(
+        f"def pytest_sessioneval_judge{signature}:\n"
+        f"    assert {given} is not None\n"
+        "    return [{'id': 'report-quality', 'status': 'pass', 'evidence': 'fine'}]\n"
+    )
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "-m", "judge", "-k", "report-quality")
-    assert result.parseoutcomes()["passed"] > 0 and "TypeError" not in result.stdout.str()
+    outcomes = result.parseoutcomes()
+    assert outcomes["passed"] > 0 and "xfailed" not in outcomes and "Error" not in result.stdout.str()
 
 
 def test_each_rubric_version_hashes_its_own_text_also_when_made_by_replace(tmp_path: Path) -> None:
