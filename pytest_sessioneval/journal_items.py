@@ -12,7 +12,7 @@ from _pytest._code.code import TerminalRepr
 
 from .engine import SessionEvaluation
 from .jsonl import InputProblem
-from .naming import escape_name
+from .naming import escape_name, unique_name
 from .nodes import _RecordItem
 from .outcomes import VerdictFailed, VerdictUndetermined, markers_for, raise_for
 from .record import InvalidRecord, validate_record
@@ -53,14 +53,9 @@ class JournalFile(pytest.File):
             except InvalidRecord as exc:
                 yield self._child(InvalidRecordItem, f"line-{line}[invalid-record]", line=line, error=exc)
                 continue
-            base = escape_name(record["run_id"])
-            if base in taken:  # a run_id another line holds too (journals joined by hand)
-                spelled, n = f"{base}@line-{line}", 1
-                while spelled in taken:
-                    n += 1
-                    spelled = f"{base}@line-{line}~{n}"
-                base = spelled
-            taken.add(base)
+            # A run_id another line holds too (journals joined by hand) gets "@line-<N>".
+            run = escape_name(record["run_id"])
+            base = unique_name(taken, lambda n: run if n == 1 else f"{run}@line-{line}" + (f"~{n - 1}" if n > 2 else ""))
             if self.journal.verify:
                 yield from self._verification_items(line, record, base)
                 continue
@@ -138,12 +133,7 @@ def _named(base: str, dimensions: list[dict[str, Any]]) -> Iterator[tuple[str, d
     taken: set[str] = set()
     for dimension in dimensions:
         label = escape_name(dimension["id"])
-        name, n = f"{base}[{label}]", 1
-        while name in taken:
-            n += 1
-            name = f"{base}[{label}~{n}]"
-        taken.add(name)
-        yield name, dimension
+        yield unique_name(taken, lambda n: f"{base}[{label}]" if n == 1 else f"{base}[{label}~{n}]"), dimension
 
 
 class _StoredItem(_RecordItem):

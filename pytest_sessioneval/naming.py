@@ -11,9 +11,10 @@ node id copied from pytest's output selects exactly its item.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Final
 
-__all__ = ["escape_name"]
+__all__ = ["escape_name", "unique_name"]
 
 _SAFE: Final = re.compile(r"[A-Za-z0-9._\-@+=,;/#%()!?*~^${}|` ]*", re.ASCII)
 # Brackets would end the name's own part; the HTML specials are escaped too, since some
@@ -48,3 +49,13 @@ def escape_name(text: str) -> str:
         else:
             out.append(f"\\U{code:08x}")
     return "".join(out)
+
+
+def unique_name(taken: set[str], spell: Callable[[int], str]) -> str:
+    """The first of ``spell(1)``, ``spell(2)``... that is not in ``taken``, added to it: so that
+    two items of one file never share a node id, whatever ids the data spells."""
+    n = 1
+    while (name := spell(n)) in taken:
+        n += 1
+    taken.add(name)
+    return name

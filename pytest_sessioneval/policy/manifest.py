@@ -26,6 +26,7 @@ from pydantic import (
     model_validator,
 )
 
+from ..naming import unique_name
 from .envelope import FIELDS as SCENARIO_FIELDS
 from .envelope import Count, Text, no_repeats
 
@@ -460,10 +461,6 @@ def _named_once(findings: list[DatasetFinding]) -> list[DatasetFinding]:
     taken: set[str] = set()
     named = []
     for finding in findings:
-        check, n = finding.check, 1
-        while check in taken:
-            n += 1
-            check = f"{finding.check}~{n}"
-        taken.add(check)
+        check = unique_name(taken, lambda n: finding.check if n == 1 else f"{finding.check}~{n}")
         named.append(finding if check == finding.check else dataclasses.replace(finding, check=check))
     return named

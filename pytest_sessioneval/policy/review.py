@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Final, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..naming import escape_name
+from ..naming import escape_name, unique_name
 from ..options import BROKEN_LINK, stat_kind
 from ..values import is_blank
 from .envelope import INVARIANTS, ScenarioRecord
@@ -398,10 +398,8 @@ class _Subjects:
 
     def claim(self, key: str | None, line: int) -> str:
         subject = escape_name(key) if key else f"line-{line}"
-        while subject in self._taken:  # more than once only when an id spells "<id>@line-<N>"
-            subject = f"{subject}@line-{line}"
-        self._taken.add(subject)
-        return subject
+        # More than once "@line-<N>" only when an id spells "<id>@line-<N>".
+        return unique_name(self._taken, lambda n: subject + f"@line-{line}" * (n - 1))
 
 
 def _each_record(dataset: _Dataset, named: str, unnamed: str, verdicts: list[Verdict]) -> Iterator[tuple[Record, str, str]]:
