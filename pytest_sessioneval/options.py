@@ -26,6 +26,7 @@ __all__ = [
     "add_options",
     "claim_files",
     "get_option",
+    "on_command_line",
     "only_informs",
     "option_value",
     "readable_file",
@@ -150,9 +151,18 @@ def get_option(config: pytest.Config, option: Option) -> Any:
     return value or None
 
 
+def _by_flag(flag: str, options: Sequence[Option]) -> Option:
+    return next(option for option in options if option.flag == flag)
+
+
 def option_value(config: pytest.Config, flag: str, options: Sequence[Option] = OPTIONS) -> Any:
     """``get_option`` by flag."""
-    return get_option(config, next(option for option in options if option.flag == flag))
+    return get_option(config, _by_flag(flag, options))
+
+
+def on_command_line(config: pytest.Config, flag: str, options: Sequence[Option] = OPTIONS) -> bool:
+    """Whether ``flag`` was given on the command line (not only in the ini file)."""
+    return config.getoption(_by_flag(flag, options).dest) not in (None, False)
 
 
 def only_informs(config: pytest.Config) -> bool:
@@ -359,6 +369,10 @@ class _CollectionArgs:
     those stay. A path is never added twice.
     """
 
+    def __init__(self) -> None:
+        self._way: set[Path] = set()  # the data files and the directories on their way
+        self._closed: list[Path] = []  # the skipped directories opened for a data file
+
     # At session start, not at collection: --fixtures and --fixtures-per-test collect
     # without calling the pytest_collection hook.
     @pytest.hookimpl(tryfirst=True)
@@ -390,8 +404,7 @@ class _CollectionArgs:
         inside another is collected from the outer one), so its way is opened here.
         """
         patterns = config.getini("norecursedirs")
-        self._way: set[Path] = set(files)
-        self._closed: list[Path] = []  # the skipped directories opened for a data file
+        self._way.update(files)
         for file in files:
             for directory in file.parents:
                 self._way.add(directory)
@@ -401,8 +414,8 @@ class _CollectionArgs:
     @pytest.hookimpl(tryfirst=True)
     def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:  # noqa: ARG002
         path = Path(os.path.abspath(collection_path))
-        if path in getattr(self, "_way", ()):
+        if path in self._way:
             return False
-        if any(path.is_relative_to(closed) for closed in getattr(self, "_closed", ())):
+        if any(path.is_relative_to(closed) for closed in self._closed):
             return True  # anything else inside a skipped directory stays skipped
         return None

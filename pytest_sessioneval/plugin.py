@@ -178,7 +178,7 @@ def pytest_configure(config: pytest.Config) -> None:
     run.report_journals = [absolute(p) for p in journals]
     if verify:
         for flag in ("--session-eval-session", "--session-eval-latest", "--session-eval-since", "--session-eval-until"):
-            if config.getoption(flag.lstrip("-").replace("-", "_")) not in (None, False):
+            if opt.on_command_line(config, flag):
                 raise usage_error(
                     flag,
                     "does not apply to re-verification, which re-scores every record of the journal "
@@ -212,7 +212,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config,
         run.collected_paths(),
         "--session-eval-verify" if run.verify_path else "--session-eval",
-        from_ini=config.getoption("session_eval") is None and config.getoption("session_eval_verify") is None,
+        from_ini=not (opt.on_command_line(config, "--session-eval") or opt.on_command_line(config, "--session-eval-verify")),
     )
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistBridge(config), "session-eval-xdist")

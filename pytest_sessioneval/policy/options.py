@@ -9,7 +9,7 @@ import pytest
 from .. import options as shared
 from ..options import Option
 
-__all__ = ["OPTIONS", "add_options", "get_option"]
+__all__ = ["OPTIONS", "add_options", "get_option", "on_command_line"]
 
 
 OPTIONS: Final[tuple[Option, ...]] = (
@@ -45,3 +45,8 @@ def add_options(parser: pytest.Parser) -> None:
 def get_option(config: pytest.Config, flag: str) -> Any:
     """The command-line value when given, else the ini value; paths come back absolute."""
     return shared.option_value(config, flag, OPTIONS)
+
+
+def on_command_line(config: pytest.Config, flag: str) -> bool:
+    """Whether ``flag`` was given on the command line (not only in the ini file)."""
+    return shared.on_command_line(config, flag, OPTIONS)

@@ -32,7 +32,7 @@ from ..options import (
 )
 from .manifest import EnvelopeManifest, GoldenManifest
 from .nodes import PolicyCheckItem, PolicyDataFile
-from .options import add_options, get_option
+from .options import add_options, get_option, on_command_line
 from .review import (
     DataFile,
     DecisionLog,
@@ -96,7 +96,7 @@ def pytest_configure(config: pytest.Config) -> None:
     claim_files(config, run.files_read)
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(run, "policy-eval-run")
-    add_collection_args(config, run.data_files, "--policy-eval", from_ini=config.getoption("policy_eval") is None)
+    add_collection_args(config, run.data_files, "--policy-eval", from_ini=not on_command_line(config, "--policy-eval"))
     register_wire_safety(config)
 
 
