@@ -223,11 +223,12 @@ def _refuse_overwriting_inputs(config: pytest.Config, run: SessionEvalRun) -> No
     """An output must not be an input: the journal never lands in the metrics, the page never
     replaces a journal or the metrics (the same file under any spelling or link), and
     neither is written to a file of the policy evaluation of the same run."""
-    data = {file_identity(p): "a sessions file" for p in run.sources}
+    inputs = [(p, "a sessions file") for p in run.sources]
     # Where an events file is looked for counts even while none is there: written there, the
     # page or the journal would be read as events next time.
-    data.update({file_identity(p.parent / EVENTS_FILE): f"the {EVENTS_FILE} beside a sessions file" for p in run.sources})
-    data.update({file_identity(e): "an events file" for e in run.sources.values() if e is not None})
+    inputs += [(p.parent / EVENTS_FILE, f"the {EVENTS_FILE} beside a sessions file") for p in run.sources]
+    inputs += [(e, "an events file") for e in run.sources.values() if e is not None]
+    data = {file_identity(path): what for path, what in inputs}
     journals = {file_identity(p): "a journal given to --session-eval" for p in run.report_journals}
     if run.verify_path is not None:
         journals[file_identity(run.verify_path)] = "the journal given to --session-eval-verify"
@@ -240,10 +241,8 @@ def _refuse_overwriting_inputs(config: pytest.Config, run: SessionEvalRun) -> No
         what = data.get(file_identity(run.html_path)) or journals.get(file_identity(run.html_path))
         if what:
             raise usage_error("--session-eval-html", f"{run.html_path} is {what} of this run; the page would replace it")
-    reads = [(path, "a sessions file") for path in run.sources]
-    reads += [(path, "an events file") for path in run.sources.values() if path is not None]
     writes = [(path, flag) for path, flag in ((run.journal_path, "--session-eval-journal"), (run.html_path, "--session-eval-html")) if path is not None]
-    claim_files(config, reads, writes)
+    claim_files(config, inputs, writes)
 
 
 def _writable_journal(path: Path) -> Path:
