@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Final, Union
 
 from .events import read_events
-from .jsonl import InputProblem, InputWarning, decode_object, iter_lines
+from .jsonl import NAMED_PROBLEMS, InputProblem, InputWarning, decode_object, iter_lines
 from .kpis import extract_kpis
 from .peers import PeerIndex, Peers
 from .rubric import DimensionVerdict, Method, Rubric, RubricError, SessionContext, Status
@@ -396,8 +396,8 @@ def score_sessions(
         raise ValueError(f"{sessions_path}: is the events file; give the sessions.jsonl (or the directory holding both)")
     result = evaluate(sessions_path, events_path, rubric=rubric, check_every_event_line=check_every_event_line)
     if result.problems:
-        shown = "; ".join(map(str, result.problems[:_SHOWN_PROBLEMS]))
-        more = f"; and {len(result.problems) - _SHOWN_PROBLEMS} more" if len(result.problems) > _SHOWN_PROBLEMS else ""
+        shown = "; ".join(map(str, result.problems[:NAMED_PROBLEMS]))
+        more = f"; and {len(result.problems) - NAMED_PROBLEMS} more" if len(result.problems) > NAMED_PROBLEMS else ""
         warnings.warn(
             InputWarning(
                 f"{len(result.problems)} unusable input line(s) skipped: {shown}{more} "
@@ -406,9 +406,6 @@ def score_sessions(
             stacklevel=2,
         )
     return result.scored
-
-
-_SHOWN_PROBLEMS: Final = 3
 
 
 def _same_file(a: Path, b: Path) -> bool:

@@ -29,6 +29,10 @@ class InputProblem:
         return f"{self.path}:{self.line}: {self.message}"
 
 
+#: How many unusable lines a one-line account names (the summary, ``score_sessions``'s warning).
+NAMED_PROBLEMS: Final = 3
+
+
 class InputWarning(UserWarning):
     """Lines of the inputs could not be used and were skipped (``score_sessions``)."""
 

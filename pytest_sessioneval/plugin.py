@@ -30,6 +30,7 @@ from .engine import (
 from .html_report import ReportData, SessionRow, write_report
 from .journal import JournalError, append_records, is_journal, read_journal
 from .journal_items import JournalFile, StoredJournal
+from .jsonl import NAMED_PROBLEMS
 from .judge import Judge, JudgeContractError, judge_session
 from .nodes import SessionsFile, _RecordItem, plain_node_id, tag_groups, warn_problems
 from .options import (
@@ -702,8 +703,6 @@ class SessionEvalRun:
             terminalreporter.write_line(message, red=message.startswith(("ERROR", "REFUSED")))
 
 
-    _SHOWN_PROBLEMS = 3
-
     def _input_problems_line(self, config: pytest.Config) -> str | None:
         """The unusable input lines, counted and the first ones named: said here too, since
         warnings can be silenced (``-p no:warnings``) and a skipped line must never go unseen."""
@@ -712,8 +711,8 @@ class SessionEvalRun:
         if not problems:
             return None
         start = config.invocation_params.dir
-        named = ", ".join(f"{bestrelpath(start, Path(p.path))}:{p.line}" for p in problems[: self._SHOWN_PROBLEMS])
-        more = ", ..." if len(problems) > self._SHOWN_PROBLEMS else ""
+        named = ", ".join(f"{bestrelpath(start, Path(p.path))}:{p.line}" for p in problems[:NAMED_PROBLEMS])
+        more = ", ..." if len(problems) > NAMED_PROBLEMS else ""
         return f"{len(problems)} unusable input line(s) skipped ({named}{more}); each is a SessionEvalInputWarning"
 
 
