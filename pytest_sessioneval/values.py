@@ -79,7 +79,24 @@ def show(value: Any) -> str:
         return orjson.dumps(value).decode()
     except TypeError:  # a lone surrogate, nesting beyond orjson's 255 levels, a foreign type
         pass
-    try:
-        return repr(value)
-    except RecursionError:
+    # Decided by the value alone, not by how deep this interpreter's repr can go, so
+    # that evidence (which re-verification compares) reads the same on every Python.
+    if _nested_deeper_than(value, SHOWN_DEPTH):
         return f"(an {'array' if kind is list else 'object'} nested too deeply to show)"
+    return repr(value)
+
+
+SHOWN_DEPTH: Final = 255  # orjson's own limit: what it cannot write is not shown
+
+
+def _nested_deeper_than(value: Any, limit: int) -> bool:
+    """Whether arrays and objects nest more than ``limit`` levels in ``value`` (no recursion)."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        kind = type(item)
+        if kind is list or kind is dict:
+            if depth == limit:
+                return True
+            stack.extend((inner, depth + 1) for inner in (item if kind is list else item.values()))
+    return False

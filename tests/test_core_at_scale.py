@@ -295,3 +295,23 @@ def test_the_benchmark_generator_is_deterministic_and_its_data_scores(tmp_path: 
 )
 def test_values_are_shown_as_json_text(value: Any, text: str) -> None:
     assert show(value) == text
+
+
+@pytest.mark.parametrize(("depth", "nested"), [(255, False), (256, True), (300, True), (900, True)])
+def test_how_deep_a_value_may_nest_and_still_be_shown_does_not_depend_on_the_interpreter(
+    depth: int, nested: bool
+) -> None:
+    # A lone surrogate keeps orjson from writing even a shallow value, so the fallback decides;
+    # its answer must not depend on how deep this interpreter's repr can recurse.
+    array: Any = "\ud800"
+    for _ in range(depth):
+        array = [array]
+    mapping: Any = "\ud800"
+    for _ in range(depth):
+        mapping = {"k": mapping}
+    if nested:
+        assert show(array) == "(an array nested too deeply to show)"
+        assert show(mapping) == "(an object nested too deeply to show)"
+    else:
+        assert show(array) == "[" * depth + "'\\ud800'" + "]" * depth
+        assert show(mapping).startswith("{'k': {'k': ") and show(mapping).endswith("'\\ud800'" + "}" * depth)
