@@ -330,5 +330,25 @@ def record_json_schema() -> dict[str, Any]:
         'calibration_status: "uncalibrated", deterministic ones carry neither.'
     )
     schema["not"] = {"anyOf": [{"required": [key]} for key in FORBIDDEN_GLOBAL_SCORE_KEYS]}
+    _type_every_const(schema)
     return schema
+
+
+_JSON_TYPE_OF_CONST: Final = {str: "string", bool: "boolean", int: "integer"}
+
+
+def _type_every_const(schema: Any) -> None:
+    """Give every ``const`` its ``type``, as recent pydantic does and older pydantic does not.
+
+    The exported schema then reads the same whichever pydantic the package runs on.
+    """
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if "const" in node and "type" not in node and type(node["const"]) in _JSON_TYPE_OF_CONST:
+                node["type"] = _JSON_TYPE_OF_CONST[type(node["const"])]
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
 
