@@ -317,7 +317,7 @@ def _append_many(path: str, worker: int) -> None:
 
 def test_concurrent_writers_never_interleave(tmp_path: Path) -> None:
     journal = tmp_path / "eval.jsonl"
-    context = multiprocessing.get_context("fork")
+    context = multiprocessing.get_context("spawn")  # fork from a threaded process (xdist) is deprecated
     workers = [context.Process(target=_append_many, args=(str(journal), n)) for n in range(4)]
     for worker in workers:
         worker.start()
