@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 __version__ = "0.1.0"
 
 from .engine import (
@@ -16,6 +18,9 @@ from .engine import (
 )
 from .rubric import Dimension, DimensionVerdict, Rubric, SessionContext, Verdict
 from .rubric_v1 import RUBRIC_V1
+
+if TYPE_CHECKING:
+    from .nodes import SessionEvalInputWarning  # imported when asked (see __getattr__)
 
 __all__ = [
     "RUBRIC_V1",
