@@ -10,6 +10,7 @@ stays on that one line (reported as a bad line when read) and never spreads.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 from collections.abc import Iterable
@@ -85,6 +86,10 @@ def _canonical(record: dict[str, Any]) -> bytes:
     return _json(record, sort_keys=True)
 
 
+def _digest(canonical: bytes) -> bytes:
+    return hashlib.sha256(canonical).digest()
+
+
 def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutcome:
     """Append records that are new; keep identical ones once; refuse conflicts.
 
@@ -100,15 +105,18 @@ def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutco
         raise JournalError(f"cannot open the journal {path}: {exc.strerror or exc}") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
+        # Per run_id only a digest of its first record's canonical form is kept, and the
+        # journal is read a line at a time: an append costs memory by the runs the journal
+        # holds, not by the size of their records.
         by_run: dict[str, bytes] = {}
         rubric_hash: dict[str, tuple[str, int]] = {}  # version -> (sha256, line that bound it)
-        for number, stored in read_journal(path, []):
+        for number, stored in iter_objects(path, []):
             run = stored.get("run_id")
-            if isinstance(run, str):
+            if isinstance(run, str) and run not in by_run:
                 try:
-                    by_run.setdefault(run, _canonical(stored))
+                    by_run[run] = _digest(_canonical(stored))
                 except (TypeError, ValueError, RecursionError):  # an unwritable stored value never equals a new record
-                    by_run.setdefault(run, b"")
+                    by_run[run] = b""
             version = stored.get("rubric_version")
             provenance = stored.get("provenance")
             digest = provenance.get("rubric_sha256") if isinstance(provenance, dict) else None
@@ -131,7 +139,7 @@ def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutco
                 outcome.refused.append(f"{run}: invalid record, not written: {exc}")
                 continue
             try:
-                canonical = _canonical(record)
+                canonical = _digest(_canonical(record))
                 line = _json(record) + b"\n"
             except (TypeError, ValueError) as exc:  # a value JSON has no form for
                 outcome.refused.append(f"{run}: cannot be written as JSON ({exc}); not written")

@@ -8,6 +8,7 @@ import multiprocessing
 import os
 import re
 import socket
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -308,6 +309,21 @@ def test_invalid_records_are_never_written(tmp_path: Path) -> None:
     outcome = append_records(journal, [reference_record(overall=1), reference_record(run_id="ok")])
     assert outcome.written == ["ok"] and "global score" in outcome.refused[0]
     assert len(journal.read_text().splitlines()) == 1
+
+
+def test_an_append_holds_a_digest_per_run_not_the_journal(tmp_path: Path) -> None:
+    journal = tmp_path / "eval.jsonl"
+    records = (reference_record(run_id=f"r{i}", evidence_pad=f"{i}" * 4000) for i in range(2000))
+    journal.write_text("".join(json.dumps(record) + "\n" for record in records))
+    size = journal.stat().st_size
+    tracemalloc.start()
+    try:
+        outcome = append_records(journal, [reference_record(run_id="r7", evidence_pad="7" * 4000), reference_record(run_id="new")])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert outcome.unchanged == ["r7"] and outcome.written == ["new"]
+    assert peak < size / 20, f"an append of 2 records into a {size:,}-byte journal peaked at {peak:,} bytes"
 
 
 def _append_many(path: str, worker: int) -> None:
