@@ -1008,3 +1008,53 @@ def test_an_id_against_the_format_makes_both_id_checks_cannot_tell(pytester: pyt
     assert outcomes["decisions.jsonl::fix-failing-test[known-scenario]"] == "SKIPPED"
     assert len([o for o in outcomes.values() if o == "FAILED"]) == 1  # the one mistake: its fields or its repeated key
     result.stdout.fnmatch_lines(["*0 line(s) could not be read and 1 of the records has no valid id*"])
+
+
+@pytest.mark.parametrize("broken", [1, 5])
+def test_cannot_tell_names_a_few_unreadable_lines_and_counts_the_rest(pytester: pytest.Pytester, broken: int) -> None:
+    # Every known-scenario check such lines leave open names them; listing all of them in
+    # every reason would grow as (lines x observations).
+    write(pytester, "prompts.jsonl", jsonl(parent_only()) + '{"id": \n' * broken)
+    write(pytester, "decisions.jsonl", jsonl(observation("zz"), observation("yy")))
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl", "-rs")
+    assert outcomes["decisions.jsonl::zz[known-scenario]"] == outcomes["decisions.jsonl::yy[known-scenario]"] == "SKIPPED"
+    reasons = [line for line in result.outlines if "[known-scenario]" not in line and "cannot tell: scenario" in line]
+    assert len(reasons) == 2
+    if broken == 1:
+        assert all("(prompts.jsonl:2; see its check)" in reason for reason in reasons)
+    else:
+        assert all("(prompts.jsonl:2, prompts.jsonl:3, prompts.jsonl:4 and 2 more; see their checks)" in r for r in reasons)
+
+
+def test_a_policy_run_indexes_the_failure_summary_and_keeps_teardown_sections(pytester: pytest.Pytester) -> None:
+    # pytest's own teardown lookup walks every report once per failure: thousands of failing
+    # checks would make the summary quadratic. A policy run without sessions indexes it too.
+    write(pytester, "prompts.jsonl", jsonl(scenario(), parent_only()))
+    write(pytester, "decisions.jsonl", jsonl(observation("zz")))
+    pytester.makeconftest(
+        """
+        import pytest
+
+        def pytest_terminal_summary(terminalreporter):
+            print("teardown lookup indexed:", getattr(terminalreporter._get_teardown_reports, "indexed", False))
+        """
+    )
+    pytester.makepyfile(
+        test_own="""
+        import pytest
+
+        @pytest.fixture
+        def noisy():
+            yield
+            print("teardown says hello")
+
+        def test_fails(noisy):
+            assert False
+        """
+    )
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl", "test_own.py"
+    )
+    result.stdout.fnmatch_lines(["*_ test_fails _*", "*- Captured stdout teardown -*", "teardown says hello"])
+    result.stdout.fnmatch_lines(["*zz*known-scenario*", "teardown lookup indexed: True"])
+    assert result.stdout.str().count("teardown says hello") == 1

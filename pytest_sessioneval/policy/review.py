@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Final, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from ..jsonl import NAMED_PROBLEMS
 from ..naming import escape_name, unique_name
 from ..options import BROKEN_LINK, stat_kind
 from ..values import is_blank
@@ -593,6 +594,11 @@ def review_decision_log(
     file = decisions.file
     first: dict[str, int] = {}
     sets = sorted({label for labels in known.values() for label in labels})
+    # Every check it skips names the same lines: a few of them and how many more, so that
+    # the text stays short however many lines could not be read.
+    unsure = ", ".join(unreadable[:NAMED_PROBLEMS])
+    if len(unreadable) > NAMED_PROBLEMS:
+        unsure += f" and {len(unreadable) - NAMED_PROBLEMS} more"
     verdicts: list[Verdict] = []
     for entry, subject, who in _each_record(decisions, "observation for scenario", "the observation", verdicts):
         where = file.at(entry.line)
@@ -609,7 +615,7 @@ def review_decision_log(
             elif unreadable:
                 detail = (
                     f"cannot tell: scenario {entry.key!r} may be defined on a line that could not be read "
-                    f"or has no valid id ({', '.join(unreadable)}; see its check)"
+                    f"or has no valid id ({unsure}; see {'its check' if len(unreadable) == 1 else 'their checks'})"
                 )
                 verdicts.append(Verdict(subject, "known-scenario", "skipped", detail, file, entry.line, entry.key))
             else:
