@@ -186,8 +186,8 @@ def index_teardown_reports(reporter: Any) -> None:
     reporter's own lookup method is replaced, and only when it exists.
     """
     original = getattr(reporter, "_get_teardown_reports", None)
-    if original is None or not hasattr(reporter, "getreports"):
-        return
+    if original is None or not hasattr(reporter, "getreports") or getattr(original, "indexed", False):
+        return  # pytest has no such lookup, or the other data plugin has indexed it already
     cache: dict[str, Any] = {}
 
     def teardown_reports(node_id: Any) -> list[Any]:
@@ -202,6 +202,7 @@ def index_teardown_reports(reporter: Any) -> None:
             cache["key"], cache["by_id"] = (size, key_field), by_id
         return list(cache["by_id"].get(node_id, ()))
 
+    teardown_reports.indexed = True  # type: ignore[attr-defined]
     reporter._get_teardown_reports = teardown_reports
 
 

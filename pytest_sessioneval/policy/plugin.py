@@ -44,6 +44,7 @@ from .review import (
     review_envelope_set,
     review_golden_set,
 )
+from ..reporting import index_teardown_reports
 from .summary import PolicyTally
 
 __all__ = ["PolicyRun", "RUN_KEY"]
@@ -227,6 +228,7 @@ class PolicyRun:
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Read and review every data file once, before collection."""
+        index_teardown_reports(session.config.pluginmanager.getplugin("terminalreporter"))
         sets = [(source, _read(EnvelopeSet.read, source.file)) for source in self.envelopes]
         log = _read(DecisionLog.read, self.decisions) if self.decisions is not None else None
         goldens = [(source, _read(GoldenSet.read, source.file)) for source in self.goldens]
