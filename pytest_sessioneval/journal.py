@@ -9,7 +9,6 @@ stays on that one line (reported as a bad line when read) and never spreads.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -99,6 +98,13 @@ def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutco
     Raises ``JournalError`` when the journal cannot be opened, read or written.
     """
     outcome = AppendOutcome()
+    try:
+        import fcntl  # POSIX; imported here so that the plugin loads where it is missing
+    except ImportError:
+        raise JournalError(
+            f"cannot append to the journal {path}: appends need POSIX file locking (fcntl), "
+            "which this platform lacks"
+        ) from None
     try:
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
     except OSError as exc:

@@ -8,6 +8,8 @@ import multiprocessing
 import os
 import re
 import socket
+import subprocess
+import sys
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -15,7 +17,7 @@ from typing import Any
 import pytest
 from conftest import MetricsWriter, gate, session, write_jsonl
 
-from pytest_sessioneval.journal import append_records, is_journal, read_journal
+from pytest_sessioneval.journal import JournalError, append_records, is_journal, read_journal
 from pytest_sessioneval.record import (
     InvalidRecord,
     hostname_hash,
@@ -757,3 +759,24 @@ def test_a_rubric_version_from_a_journal_is_one_line_of_the_summary(pytester: py
     result = pytester.runpytest("--session-eval", "odd.jsonl")
     result.stdout.fnmatch_lines(["rubric-v1: 999 session(s) scored\\x0afake: 1 session(s) scored"])
     assert not any(line.startswith("fake") for line in result.stdout.lines)
+
+
+def test_without_posix_locking_an_append_is_refused_and_nothing_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "fcntl", None)  # as on Windows: import fcntl fails
+    journal = tmp_path / "eval.jsonl"
+    with pytest.raises(JournalError, match="need POSIX file locking"):
+        append_records(journal, [reference_record()])
+    assert not journal.exists()
+
+
+def test_the_plugins_load_where_fcntl_is_missing_and_a_journal_run_says_why_it_cannot_append(
+    pytester: pytest.Pytester, metrics: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loads = "import sys; sys.modules['fcntl'] = None; import pytest_sessioneval.plugin, pytest_sessioneval.policy.plugin"
+    assert subprocess.run([sys.executable, "-c", loads], capture_output=True, text=True).stderr == ""
+    monkeypatch.setitem(sys.modules, "fcntl", None)
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-journal", "eval.jsonl", "--session-eval-model-id", "m")
+    result.stdout.fnmatch_lines(["*need POSIX file locking (fcntl)*"])
+    assert result.ret == pytest.ExitCode.TESTS_FAILED and "Traceback" not in result.stdout.str() + result.stderr.str()
