@@ -30,6 +30,7 @@ from ..options import (
     usage_error,
     wire_safe,
 )
+from ..reporting import index_teardown_reports
 from .manifest import EnvelopeManifest, GoldenManifest
 from .nodes import PolicyCheckItem, PolicyDataFile
 from .options import add_options, get_option, on_command_line
@@ -44,7 +45,6 @@ from .review import (
     review_envelope_set,
     review_golden_set,
 )
-from ..reporting import index_teardown_reports
 from .summary import PolicyTally
 
 __all__ = ["PolicyRun", "RUN_KEY"]
