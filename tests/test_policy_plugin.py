@@ -1058,3 +1058,48 @@ def test_a_policy_run_indexes_the_failure_summary_and_keeps_teardown_sections(py
     result.stdout.fnmatch_lines(["*_ test_fails _*", "*- Captured stdout teardown -*", "teardown says hello"])
     result.stdout.fnmatch_lines(["*zz*known-scenario*", "teardown lookup indexed: True"])
     assert result.stdout.str().count("teardown says hello") == 1
+
+
+def test_a_manifest_key_or_golden_path_that_could_forge_text_is_shown_escaped(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario(), parent_only()))
+    key = "min_recs\nFAKE.json:9: all good \x1b[31m"
+    write(pytester, "prompts.manifest.json", json.dumps({"min_records": 1, key: 1, "golden_set": "a\nb.json"}))
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
+    assert outcomes["prompts.jsonl::dataset[manifest]"] == "FAILED"
+    text = result.stdout.str()
+    assert "\x1b[31m" not in text and not any(line.startswith("FAKE.json") for line in result.outlines)
+    assert '"min_recs\\nFAKE.json:9: all good \\u001b[31m" is not a manifest key' in text
+    assert "golden_set 'a\\nb.json' names no file (\"" in text and '/a\\nb.json")' in text
+
+
+def test_a_manifest_that_is_no_object_is_named_at_its_line(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario(), parent_only()))
+    write(pytester, "prompts.manifest.json", "[]")
+    result, _ = run(pytester, "--policy-eval", "prompts.jsonl")
+    result.stdout.fnmatch_lines(["*prompts.manifest.json:1: holds an array, but a manifest is a JSON object*"])
+
+
+def test_an_integer_of_more_digits_than_read_is_named_as_such(pytester: pytest.Pytester) -> None:
+    line = json.dumps(scenario())[:-1] + ', "expected_writer_count": ' + "1" * 5000 + "}"
+    write(pytester, "prompts.jsonl", jsonl(parent_only()) + line + "\n")
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
+    assert outcomes["prompts.jsonl::line-2[json]"] == "FAILED"
+    result.stdout.fnmatch_lines(["*prompts.jsonl: line 2 holds an integer of 5,000 digits; integers of more than 4,300 digits are not read*"])
+    assert "set_int_max_str_digits" not in result.stdout.str()
+
+
+def test_a_lone_surrogate_in_a_golden_path_reads_the_same_under_xdist(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    write(pytester, "prompts.jsonl", jsonl(scenario(), parent_only()))
+    write(pytester, "prompts.manifest.json", '{"golden_set": "\\udcff.json"}')
+    messages = []
+    for extra in ((), ("-n", "2")):
+        pytester.runpytest_subprocess("-p", "no:cacheprovider", "--policy-eval", "prompts.jsonl", "--junitxml", "j.xml", *extra)
+        failures = [
+            failure.get("message", "")
+            for case in ET.parse(pytester.path / "j.xml").iter("testcase")
+            for failure in case.iter("failure")
+        ]
+        messages.append(failures)
+    assert len(messages[0]) == 1 and messages[0] == messages[1]
+    assert '\\udcff.json")' in messages[0][0]

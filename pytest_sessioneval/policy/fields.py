@@ -94,8 +94,31 @@ def field_rules(model: type[BaseModel]) -> dict[str, str]:
 
 
 def show_path(name: str, loc: tuple[str | int, ...]) -> str:
-    """A field path as a maintainer writes it: ``quotas.per_label.x``, ``roles[2]``."""
-    return name + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc)
+    """A field path as a maintainer writes it: ``quotas.per_label.x``, ``roles[2]``.
+
+    A key that could be misread (empty, holding ``.``, ``[``, ``]``, ``"`` or anything
+    unprintable: a newline, a control or bidirectional character, a lone surrogate) is
+    shown as a JSON string, ``quotas.per_label["a\\nb"]``, so no key can forge text.
+    """
+    head = name if _plain_key(name) else show_text(name)
+    return head + "".join(
+        f"[{part}]" if isinstance(part, int) else f".{part}" if _plain_key(part) else f"[{show_text(part)}]"
+        for part in loc
+    )
+
+
+_KEY_SIGNS: Final = frozenset('.[]"')
+
+
+def _plain_key(part: str) -> bool:
+    return part != "" and part.isprintable() and _KEY_SIGNS.isdisjoint(part)
+
+
+def show_text(text: str) -> str:
+    """``text`` as it is when every character prints; else as a JSON string, escaped as needed."""
+    if text.isprintable():
+        return text
+    return json.dumps(text)  # every non-ASCII character escaped: controls, bidi, lone surrogates
 
 
 def reason_of(message: str) -> str:

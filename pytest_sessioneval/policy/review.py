@@ -25,7 +25,7 @@ from ..naming import escape_name, unique_name
 from ..options import BROKEN_LINK, stat_kind
 from ..values import is_blank
 from .envelope import INVARIANTS, ScenarioRecord
-from .fields import FieldCheck, check_fields, reason_of, show_path, show_value
+from .fields import FieldCheck, check_fields, reason_of, show_path, show_text, show_value
 from .golden import GoldenCase, rationale_breach
 from .manifest import (
     DEFAULT_GOLDEN_MANIFEST,
@@ -339,7 +339,7 @@ class ManifestLoad(Generic[_Model]):
             for path, line in document.repeated
         ]
         if type(document.value) is not dict:
-            problems.append((1, f"{file.label}: holds {describe_json(document.value)}, but a manifest is a JSON object"))
+            problems.append((1, f"{file.at(1)}: holds {describe_json(document.value)}, but a manifest is a JSON object"))
             return cls(file, True, document=document, problems=tuple(problems))
         golden_set = document.value.get("golden_set") if issubclass(model, EnvelopeManifest) else None
         golden_problems = []
@@ -351,7 +351,7 @@ class ManifestLoad(Generic[_Model]):
             if unusable:
                 line = document.line_of("golden_set")
                 why = "names no file" if unusable == "missing" else f"names a path that {unusable}"
-                golden_problems.append((line, f"{file.at(line)}: golden_set {golden_set!r} {why} ({golden})"))
+                golden_problems.append((line, f"{file.at(line)}: golden_set {golden_set!r} {why} ({show_text(str(golden))})"))
                 golden_set = None
         try:
             manifest = model.model_validate(document.value)

@@ -150,6 +150,22 @@ def _walk(text: str, index: int, path: tuple[str | int, ...], line_at: _LineInde
     return _SCALARS.raw_decode(text, index)[1]
 
 
+_INTEGER_DIGITS: Final = 4300  # what Python converts by default; no count or id of this data comes near
+
+
+class _LongInteger(ValueError):
+    def __init__(self, digits: int) -> None:
+        super().__init__(digits)
+        self.digits = digits
+
+
+def _parse_int(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > _INTEGER_DIGITS:
+        raise _LongInteger(digits)
+    return int(text)
+
+
 def parse_document(text: str, first_line: int = 1) -> Document:
     """Parse JSON text strictly; raise :class:`DocumentFault` for anything but plain JSON.
 
@@ -157,14 +173,19 @@ def parse_document(text: str, first_line: int = 1) -> Document:
     fault inside one JSONL record is reported at the file's line.
     """
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
+        value = json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int)
     except json.JSONDecodeError as exc:
         raise DocumentFault(
             first_line + exc.lineno - 1, "json", f"is not valid JSON: {exc.msg} at column {exc.colno}"
         ) from None
     except RecursionError:
         raise DocumentFault(first_line, "json", "nests JSON too deeply to be read") from None
-    except ValueError as exc:  # NaN/Infinity, or an integer too long to convert
+    except _LongInteger as exc:
+        raise DocumentFault(
+            first_line, "json", f"holds an integer of {exc.digits:,} digits; integers of more than "
+            f"{_INTEGER_DIGITS:,} digits are not read"
+        ) from None
+    except ValueError as exc:  # NaN/Infinity
         raise DocumentFault(first_line, "json", f"is not plain JSON: {exc}") from None
     found = Document(value)
     try:
