@@ -51,7 +51,9 @@ class JournalFile(pytest.File):
                 validate_record(record)
                 _judged_as_registered(record, self.journal.rubrics.get(record["rubric_version"]))
             except InvalidRecord as exc:
-                yield self._child(InvalidRecordItem, f"line-{line}[invalid-record]", line=line, error=exc)
+                # Its name is taken like a run_id's: a record whose run_id spells "line-N" keeps its own.
+                where = unique_name(taken, lambda n: f"line-{line}" if n == 1 else f"line-{line}~{n - 1}")
+                yield self._child(InvalidRecordItem, f"{where}[invalid-record]", line=line, error=exc)
                 continue
             # A run_id another line holds too (journals joined by hand) gets "@line-<N>".
             run = escape_name(record["run_id"])

@@ -780,3 +780,14 @@ def test_the_plugins_load_where_fcntl_is_missing_and_a_journal_run_says_why_it_c
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-journal", "eval.jsonl", "--session-eval-model-id", "m")
     result.stdout.fnmatch_lines(["*need POSIX file locking (fcntl)*"])
     assert result.ret == pytest.ExitCode.TESTS_FAILED and "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+def test_an_invalid_record_and_a_run_id_spelling_its_name_get_node_ids_of_their_own(pytester: pytest.Pytester) -> None:
+    spelled = reference_record(
+        run_id="line-2", dimensions=[{"id": "invalid-record", "method": "deterministic", "status": "pass", "evidence": "e"}]
+    )
+    (pytester.path / "eval.jsonl").write_text(json.dumps(spelled) + "\n" + '{"record_kind": "session-eval"}\n')
+    result = pytester.runpytest("-p", "no:cacheprovider", "--session-eval", "eval.jsonl", "-v")
+    ids = [line.split(" ")[0] for line in result.outlines if line.startswith("eval.jsonl::")]
+    assert sorted(ids) == ["eval.jsonl::line-2[invalid-record]", "eval.jsonl::line-2~1[invalid-record]"]
+    result.assert_outcomes(passed=1, failed=1)
