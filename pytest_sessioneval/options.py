@@ -342,6 +342,12 @@ def add_collection_args(config: pytest.Config, files: Sequence[Path], flag: str,
                 f"{spelled}: pytest cannot collect a path containing '[' or '::' (it reads them as "
                 "parts of a node id); rename it, or give a symbolic link without them",
             )
+        if wire_safe(spelled) != spelled:
+            raise usage_error(
+                flag,
+                f"{wire_safe(spelled)}: the path is not valid UTF-8, which pytest's reports (JUnit XML, "
+                "pytest-xdist) cannot carry; rename it, or give a symbolic link whose name is UTF-8",
+            )
         config.stash.setdefault(_DATA_FILES, []).append(spelled)
     if not from_ini:
         config.stash[_ON_COMMAND_LINE] = True

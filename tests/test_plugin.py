@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -529,6 +530,22 @@ def test_a_data_path_pytest_cannot_collect_is_a_usage_error_naming_the_option(py
     result = pytester.runpytest("--session-eval", "run[1]", *xdist)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --session-eval: run[[]1]/sessions.jsonl: pytest cannot collect a path containing '[' or '::'*"])
+
+
+@pytest.mark.parametrize("xdist", [(), ("-n", "2")])
+def test_a_data_path_that_is_not_utf8_is_a_usage_error_naming_the_option(pytester: pytest.Pytester, write_metrics: MetricsWriter, xdist: tuple[str, ...]) -> None:
+    if xdist:
+        pytest.importorskip("xdist")
+    metrics = write_metrics([session("a")], [])
+    odd = os.fsdecode(b"d\xff")  # a name of bytes that are no UTF-8: a lone surrogate in Python's text
+    try:
+        metrics.rename(pytester.path / odd)
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("this file system takes only UTF-8 names")
+    result = pytester.runpytest_subprocess("--session-eval", odd, "--junitxml", "j.xml", *xdist)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --session-eval: d\\udcff/sessions.jsonl: the path is not valid UTF-8*"])
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
 
 
 def test_brackets_above_the_directory_pytest_runs_in_do_not_matter(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
