@@ -24,7 +24,7 @@ from .jsonl import InputProblem, iter_objects
 from .record import RECORD_KIND, InvalidRecord, validate_record
 from .values import is_blank
 
-__all__ = ["AppendOutcome", "JournalError", "append_records", "is_journal", "read_journal"]
+__all__ = ["AppendOutcome", "JournalError", "append_records", "foreign_to_journal", "is_journal", "read_journal"]
 
 
 class JournalError(Exception):
@@ -64,6 +64,33 @@ def is_journal(path: Path) -> bool:
     except OSError:
         return False
     return False
+
+
+def foreign_to_journal(path: Path) -> str | None:
+    """Why records must not be appended to the existing file ``path``; ``None`` when they may.
+
+    They may go to an empty file, a journal, or a file of other JSON objects (notes);
+    not to sessions or events, nor to a file holding text but no JSON object (a page).
+    Raises ``OSError`` when the file cannot be read.
+    """
+    if path.name == SESSIONS_FILE:
+        return "a sessions file"
+    objects = 0
+    for _, record in iter_objects(path, []):
+        if "record_kind" in record:
+            return None
+        if "session_id" in record:
+            return "it holds session records"
+        if "event" in record:
+            return "it holds events"
+        objects += 1
+    if objects:
+        return None
+    with open(path, "rb") as stream:
+        while block := stream.read(1 << 16):
+            if block.strip():
+                return "it holds no JSON object"
+    return None
 
 
 def _json(record: dict[str, Any], *, sort_keys: bool = False) -> bytes:

@@ -28,7 +28,7 @@ from .engine import (
     resolve_inputs,
 )
 from .html_report import ReportData, SessionRow, write_report
-from .journal import JournalError, append_records, is_journal, read_journal
+from .journal import JournalError, append_records, foreign_to_journal, is_journal, read_journal
 from .journal_items import JournalFile, StoredJournal
 from .jsonl import NAMED_PROBLEMS
 from .judge import Judge, JudgeContractError, judge_session
@@ -206,6 +206,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if html is not None and not is_worker(config):
         run.html_path = _writable_file("--session-eval-html", html)
     _refuse_overwriting_inputs(config, run)
+    if run.journal_path is not None:
+        _refuse_foreign_journal(run.journal_path)
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(run, "session-eval-run")
     html_extras.register(config)
@@ -248,6 +250,21 @@ def _refuse_overwriting_inputs(config: pytest.Config, run: SessionEvalRun) -> No
 
 def _writable_journal(path: Path) -> Path:
     return _writable_file("--session-eval-journal", path)
+
+
+def _refuse_foreign_journal(path: Path) -> None:
+    """Records are appended only to a journal: never into a page, a sessions or events
+    file, or anything else that happens to be at the path given."""
+    try:
+        what = foreign_to_journal(path) if path.is_file() else None
+    except OSError:  # unreadable: the append says so, naming the journal
+        return
+    if what is not None:
+        raise usage_error(
+            "--session-eval-journal",
+            f"{path}: exists and is not an eval journal ({what}); records are appended only to "
+            "a journal: give an existing journal or a new path",
+        )
 
 
 def _writable_file(flag: str, path: Path) -> Path:

@@ -791,3 +791,31 @@ def test_an_invalid_record_and_a_run_id_spelling_its_name_get_node_ids_of_their_
     ids = [line.split(" ")[0] for line in result.outlines if line.startswith("eval.jsonl::")]
     assert sorted(ids) == ["eval.jsonl::line-2[invalid-record]", "eval.jsonl::line-2~1[invalid-record]"]
     result.assert_outcomes(passed=1, failed=1)
+
+
+@pytest.mark.parametrize(
+    ("content", "refused"),
+    [
+        ("<!doctype html><html></html>\n", True),  # a page, say, left at the path given
+        ('{"session_id": "x"}\n', True),  # a sessions file of another run
+        ('{"event": "orchestrator.wave.started"}\n', True),  # an events file of another run
+        ('{"note": "kept by hand"}\n', False),  # a journal begun with a note
+        ("", False),
+        ("\n\n", False),
+        ("torn line\n" + json.dumps(reference_record()) + "\n", False),  # a journal with a torn first line
+    ],
+)
+def test_records_are_appended_only_to_a_journal_or_a_new_file(
+    pytester: pytest.Pytester, metrics: Path, content: str, refused: bool
+) -> None:
+    (pytester.path / "out.txt").write_text(content)
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-journal", "out.txt", "--session-eval-model-id", "m")
+    if refused:
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        result.stderr.fnmatch_lines(["ERROR: --session-eval-journal: *out.txt: exists and is not an eval journal*"])
+        assert (pytester.path / "out.txt").read_text() == content
+    else:
+        assert result.ret == pytest.ExitCode.TESTS_FAILED  # session b fails plan-fidelity
+        assert (pytester.path / "out.txt").read_text().startswith(content)
+        records = [line for line in (pytester.path / "out.txt").read_text().splitlines() if line.startswith("{")]
+        assert sum('"session_id":"a"' in line for line in records) == 1
