@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, get_origin
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
@@ -80,7 +80,9 @@ def _adapters(model: type[BaseModel]) -> dict[str, TypeAdapter[Any]]:
         annotation: Any = info.annotation
         if info.metadata:
             annotation = Annotated[(annotation, *info.metadata)]
-        if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel):
+        # get_origin: on Python 3.10 a generic alias such as list[str] passes isinstance(..., type)
+        # but not issubclass().
+        if get_origin(info.annotation) is None and isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel):
             adapters[name] = TypeAdapter(annotation)  # a model carries its own config
         else:
             strict = bool(model.model_config.get("strict"))
@@ -100,11 +102,15 @@ def show_path(name: str, loc: tuple[str | int, ...]) -> str:
     unprintable: a newline, a control or bidirectional character, a lone surrogate) is
     shown as a JSON string, ``quotas.per_label["a\\nb"]``, so no key can forge text.
     """
-    head = name if _plain_key(name) else show_text(name)
+    head = name if _plain_key(name) else _quoted(name)
     return head + "".join(
-        f"[{part}]" if isinstance(part, int) else f".{part}" if _plain_key(part) else f"[{show_text(part)}]"
+        f"[{part}]" if isinstance(part, int) else f".{part}" if _plain_key(part) else f"[{_quoted(part)}]"
         for part in loc
     )
+
+
+def _quoted(key: str) -> str:
+    return json.dumps(key, ensure_ascii=not key.isprintable())
 
 
 _KEY_SIGNS: Final = frozenset('.[]"')
