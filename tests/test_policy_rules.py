@@ -11,7 +11,7 @@ from conftest import scenario
 from pydantic import ValidationError
 
 from pytest_sessioneval.policy.envelope import INVARIANTS, ScenarioRecord
-from pytest_sessioneval.policy.fields import check_fields
+from pytest_sessioneval.policy.fields import check_fields, show_path
 from pytest_sessioneval.policy.golden import GoldenCase
 from pytest_sessioneval.policy.manifest import (
     CountRange,
@@ -792,3 +792,21 @@ def test_the_maintainers_page_documents_every_check() -> None:
     page = (Path(__file__).resolve().parent.parent / "docs" / "policy-envelopes.md").read_text(encoding="utf-8")
     undocumented = [check for check in CHECKS if f"| `{check}` |" not in page]
     assert undocumented == []
+
+
+@pytest.mark.parametrize(
+    ("loc", "shown"),
+    [
+        (("per_label", "none"), "quotas.per_label.none"),
+        (("roles", 2), "quotas.roles[2]"),
+        (("per_label", ""), 'quotas.per_label[""]'),
+        (("per_label", "a.b"), 'quotas.per_label["a.b"]'),
+        (("per_label", "x]"), 'quotas.per_label["x]"]'),
+        (("per_label", "a\nFAKE.json:9: ok"), 'quotas.per_label["a\\nFAKE.json:9: ok"]'),
+        (("per_label", "\x1b[31m"), 'quotas.per_label["\\u001b[31m"]'),
+        (("per_label", "\ud800"), 'quotas.per_label["\\ud800"]'),
+        (("per_label", "négatif"), "quotas.per_label.négatif"),
+    ],
+)
+def test_a_field_path_shows_every_key_so_that_none_can_be_misread(loc: tuple[str | int, ...], shown: str) -> None:
+    assert show_path("quotas", loc) == shown

@@ -29,6 +29,7 @@ from pydantic import (
 from ..naming import unique_name
 from .envelope import FIELDS as SCENARIO_FIELDS
 from .envelope import Count, Text, no_repeats
+from .fields import show_path
 
 __all__ = [
     "CountRange",
@@ -356,7 +357,7 @@ def check_dataset(
         return DatasetFinding(
             check, False,
             f"{data} has {count} {noun} with {what}, but {manifest_name} requires {wanted} "
-            f"(quotas.{'.'.join(key[1:])}); add or relabel {noun}, or change the quota",
+            f"({show_path('quotas', key[1:])}); add or relabel {noun}, or change the quota",
             key,
         )
 
