@@ -86,11 +86,16 @@ def foreign_to_journal(path: Path) -> str | None:
         objects += 1
     if objects:
         return None
+    # No object read whole: fine when empty, or when a line begins like one (a record a
+    # crashed writer left torn, which the append closes); not when it holds other text.
+    text = False
     with open(path, "rb") as stream:
-        while block := stream.read(1 << 16):
-            if block.strip():
-                return "it holds no JSON object"
-    return None
+        for raw in stream:
+            line = raw.strip()
+            if line.startswith(b"{"):
+                return None
+            text = text or bool(line)
+    return "it holds no JSON object line" if text else None
 
 
 def _json(record: dict[str, Any], *, sort_keys: bool = False) -> bytes:

@@ -800,6 +800,7 @@ def test_an_invalid_record_and_a_run_id_spelling_its_name_get_node_ids_of_their_
         ('{"session_id": "x"}\n', True),  # a sessions file of another run
         ('{"event": "orchestrator.wave.started"}\n', True),  # an events file of another run
         ('{"note": "kept by hand"}\n', False),  # a journal begun with a note
+        ('{"record_kind":"session-eval","run_id":"x', False),  # a journal of one record a crash left torn
         ("", False),
         ("\n\n", False),
         ("torn line\n" + json.dumps(reference_record()) + "\n", False),  # a journal with a torn first line
@@ -816,6 +817,6 @@ def test_records_are_appended_only_to_a_journal_or_a_new_file(
         assert (pytester.path / "out.txt").read_text() == content
     else:
         assert result.ret == pytest.ExitCode.TESTS_FAILED  # session b fails plan-fidelity
-        assert (pytester.path / "out.txt").read_text().startswith(content)
+        assert (pytester.path / "out.txt").read_text().startswith(content + ("\n" if content.endswith("x") else ""))
         records = [line for line in (pytester.path / "out.txt").read_text().splitlines() if line.startswith("{")]
         assert sum('"session_id":"a"' in line for line in records) == 1

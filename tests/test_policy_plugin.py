@@ -1103,3 +1103,26 @@ def test_a_lone_surrogate_in_a_golden_path_reads_the_same_under_xdist(pytester: 
         messages.append(failures)
     assert len(messages[0]) == 1 and messages[0] == messages[1]
     assert '\\udcff.json")' in messages[0][0]
+
+
+def test_a_quota_key_that_could_forge_text_is_shown_escaped_in_its_failure(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario(), parent_only()))
+    key = "none\nFAKE.json:9: all good \x1b[31m"
+    quotas = {"label_field": "expected_fallback", "allow_undeclared": True, "per_label": {key: 5}}
+    write(pytester, "prompts.manifest.json", json.dumps({"quotas": quotas}))
+    result, _ = run(pytester, "--policy-eval", "prompts.jsonl", "-rA")
+    text = result.stdout.str()
+    assert "\x1b[31m" not in text and not any(line.startswith("FAKE.json") for line in result.outlines)
+    assert '(quotas.per_label["none\\nFAKE.json:9: all good \\u001b[31m"])' in text
+
+
+def test_a_session_journal_aimed_at_a_policy_manifest_is_refused_as_such(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario()))
+    write(pytester, "prompts.manifest.json", json.dumps({"min_records": 1}, indent=2))  # no line is a whole object
+    write(pytester, "sessions.jsonl", '{"session_id": "s1", "status": "completed"}\n')
+    result = pytester.runpytest(
+        "--policy-eval", "prompts.jsonl", "--session-eval", "sessions.jsonl",
+        "--session-eval-journal", "prompts.manifest.json", "--session-eval-model-id", "m",
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --session-eval-journal: *prompts.manifest.json is a manifest of this run; it would be written to"])
