@@ -83,10 +83,13 @@ def show(value: Any) -> str:
     # that evidence (which re-verification compares) reads the same on every Python.
     if _nested_deeper_than(value, SHOWN_DEPTH):
         return f"(an {'array' if kind is list else 'object'} nested too deeply to show)"
-    return repr(value)
+    try:
+        return repr(value)
+    except RecursionError:  # deep nesting in a type other than list and dict (from code, not data)
+        return "(a value nested too deeply to show)"
 
 
-SHOWN_DEPTH: Final = 255  # orjson's own limit: what it cannot write is not shown
+SHOWN_DEPTH: Final = 255  # about orjson's own limit: deeper arrays and objects are not shown
 
 
 def _nested_deeper_than(value: Any, limit: int) -> bool:
