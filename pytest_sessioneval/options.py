@@ -125,9 +125,9 @@ def get_option(config: pytest.Config, option: Option) -> Any:
     value = config.getoption(option.dest)
     if value is not None:
         if option.kind == "paths":
-            return [Path(config.invocation_params.dir, v) for v in value]
+            return [Path(config.invocation_params.dir, _utf8_path(option.flag, v)) for v in value]
         if option.kind == "path":
-            return Path(config.invocation_params.dir, value)
+            return Path(config.invocation_params.dir, _utf8_path(option.flag, value))
         return value
     where = f" in {config.inipath}" if config.inipath else ""
     try:
@@ -149,6 +149,17 @@ def get_option(config: pytest.Config, option: Option) -> Any:
         base = config.inipath.parent if config.inipath else config.rootpath
         return Path(base, value)
     return value or None
+
+
+def _utf8_path(flag: str, spelled: str) -> str:
+    """``spelled``, or a usage error naming ``flag`` when it is no UTF-8 (argv may hold any bytes)."""
+    if wire_safe(spelled) != spelled:
+        raise usage_error(
+            flag,
+            f"{wire_safe(spelled)}: the path is not valid UTF-8, which pytest's reports (JUnit XML, "
+            "pytest-xdist) cannot carry; rename it, or give a symbolic link whose name is UTF-8",
+        )
+    return spelled
 
 
 def _by_flag(flag: str, options: Sequence[Option]) -> Option:
@@ -342,12 +353,7 @@ def add_collection_args(config: pytest.Config, files: Sequence[Path], flag: str,
                 f"{spelled}: pytest cannot collect a path containing '[' or '::' (it reads them as "
                 "parts of a node id); rename it, or give a symbolic link without them",
             )
-        if wire_safe(spelled) != spelled:
-            raise usage_error(
-                flag,
-                f"{wire_safe(spelled)}: the path is not valid UTF-8, which pytest's reports (JUnit XML, "
-                "pytest-xdist) cannot carry; rename it, or give a symbolic link whose name is UTF-8",
-            )
+        _utf8_path(flag, spelled)
         config.stash.setdefault(_DATA_FILES, []).append(spelled)
     if not from_ini:
         config.stash[_ON_COMMAND_LINE] = True

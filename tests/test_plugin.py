@@ -542,10 +542,19 @@ def test_a_data_path_that_is_not_utf8_is_a_usage_error_naming_the_option(pyteste
         metrics.rename(pytester.path / odd)
     except (OSError, UnicodeEncodeError):
         pytest.skip("this file system takes only UTF-8 names")
-    result = pytester.runpytest_subprocess("--session-eval", odd, "--junitxml", "j.xml", *xdist)
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --session-eval: d\\udcff/sessions.jsonl: the path is not valid UTF-8*"])
-    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    (pytester.path / "ok").mkdir()
+    (pytester.path / odd / "sessions.jsonl").rename(pytester.path / "ok" / "sessions.jsonl")
+    for option, value in [
+        ("--session-eval", odd),
+        ("--session-eval-events", f"{odd}/events.jsonl"),
+        ("--session-eval-journal", f"{odd}/eval.jsonl"),
+        ("--session-eval-html", f"{odd}/page.html"),
+    ]:
+        data = () if option == "--session-eval" else ("--session-eval", "ok/sessions.jsonl", "--session-eval-model-id", "m")
+        result = pytester.runpytest_subprocess(*data, option, value, "--junitxml", "j.xml", *xdist)
+        assert result.ret == pytest.ExitCode.USAGE_ERROR, option
+        result.stderr.fnmatch_lines([f"ERROR: {option}: *d\\udcff*: the path is not valid UTF-8*"])
+        assert "Traceback" not in result.stdout.str() + result.stderr.str()
 
 
 def test_brackets_above_the_directory_pytest_runs_in_do_not_matter(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
