@@ -4,12 +4,30 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import orjson
 import pytest
 
 MetricsWriter = Callable[..., Path]
+
+
+# A test file whose failing test prints in its fixture's teardown: the failure summary
+# must show that teardown section whichever lookup finds it.
+NOISY_TEARDOWN: Final = """
+import pytest
+
+@pytest.fixture
+def noisy():
+    yield
+    print("teardown says hello")
+
+def test_fails(noisy):
+    assert False
+
+def test_passes(noisy):
+    pass
+"""
 
 
 def write_jsonl(path: Path, rows: Iterable[Any]) -> Path:

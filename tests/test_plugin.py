@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import MetricsWriter, gate, metrics_writer, session
+from conftest import NOISY_TEARDOWN, MetricsWriter, gate, metrics_writer, session
 
 
 @pytest.fixture
@@ -416,22 +416,7 @@ def test_terminal_summary_counts_per_dimension_and_never_a_global_score(pytester
 def test_failure_summary_keeps_teardown_sections(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
     """The indexed teardown lookup shows exactly what pytest's own lookup shows."""
     metrics = one_of_each(write_metrics)
-    pytester.makepyfile(
-        test_own="""
-        import pytest
-
-        @pytest.fixture
-        def noisy():
-            yield
-            print("teardown says hello")
-
-        def test_fails(noisy):
-            assert False
-
-        def test_passes(noisy):
-            pass
-        """
-    )
+    pytester.makepyfile(test_own=NOISY_TEARDOWN)
     with_sessions = pytester.runpytest("--session-eval", str(metrics), "test_own.py", "-p", "no:randomly")
     alone = pytester.runpytest("test_own.py", "-p", "no:randomly")
     for result in (with_sessions, alone):

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import scenario
+from conftest import NOISY_TEARDOWN, scenario
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "policy"
 SIX = ("conclusion", "evidence", "files_and_lines", "tests_or_checks", "risks", "recommended_parent_action")
@@ -1039,19 +1039,7 @@ def test_a_policy_run_indexes_the_failure_summary_and_keeps_teardown_sections(py
             print("teardown lookup indexed:", getattr(terminalreporter._get_teardown_reports, "indexed", False))
         """
     )
-    pytester.makepyfile(
-        test_own="""
-        import pytest
-
-        @pytest.fixture
-        def noisy():
-            yield
-            print("teardown says hello")
-
-        def test_fails(noisy):
-            assert False
-        """
-    )
+    pytester.makepyfile(test_own=NOISY_TEARDOWN)
     result = pytester.runpytest(
         "-p", "no:cacheprovider", "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl", "test_own.py"
     )
