@@ -1060,11 +1060,12 @@ def test_a_manifest_key_or_golden_path_that_could_forge_text_is_shown_escaped(py
     assert "golden_set 'a\\nb.json' names no file (\"" in text and '/a\\nb.json")' in text
 
 
-def test_a_manifest_that_is_no_object_is_named_at_its_line(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize(("text", "line"), [("[]", 1), ("\n\n  [\n]\n", 3)])
+def test_a_manifest_that_is_no_object_is_named_at_its_line(pytester: pytest.Pytester, text: str, line: int) -> None:
     write(pytester, "prompts.jsonl", jsonl(scenario(), parent_only()))
-    write(pytester, "prompts.manifest.json", "[]")
+    write(pytester, "prompts.manifest.json", text)
     result, _ = run(pytester, "--policy-eval", "prompts.jsonl")
-    result.stdout.fnmatch_lines(["*prompts.manifest.json:1: holds an array, but a manifest is a JSON object*"])
+    result.stdout.fnmatch_lines([f"*prompts.manifest.json:{line}: holds an array, but a manifest is a JSON object*"])
 
 
 def test_an_integer_of_more_digits_than_read_is_named_as_such(pytester: pytest.Pytester) -> None:

@@ -339,7 +339,8 @@ class ManifestLoad(Generic[_Model]):
             for path, line in document.repeated
         ]
         if type(document.value) is not dict:
-            problems.append((1, f"{file.at(1)}: holds {describe_json(document.value)}, but a manifest is a JSON object"))
+            start = document.line_of() or 1
+            problems.append((start, f"{file.at(start)}: holds {describe_json(document.value)}, but a manifest is a JSON object"))
             return cls(file, True, document=document, problems=tuple(problems))
         golden_set = document.value.get("golden_set") if issubclass(model, EnvelopeManifest) else None
         golden_problems = []

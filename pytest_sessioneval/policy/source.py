@@ -188,8 +188,10 @@ def parse_document(text: str, first_line: int = 1) -> Document:
     except ValueError as exc:  # NaN/Infinity
         raise DocumentFault(first_line, "json", f"is not plain JSON: {exc}") from None
     found = Document(value)
+    line_at = _LineIndex(text)
+    found.lines[()] = line_at(_skip(text, 0))  # where the document's value begins
     try:
-        _walk(text, 0, (), _LineIndex(text), found)
+        _walk(text, 0, (), line_at, found)
     except RecursionError:
         raise DocumentFault(first_line, "json", "nests JSON too deeply to be read") from None
     if first_line != 1:
