@@ -56,14 +56,21 @@ def is_journal(path: Path) -> bool:
     if path.name == SESSIONS_FILE:
         return False
     try:
-        for _, record in iter_objects(path, []):
-            if "record_kind" in record:
-                return True
-            if "session_id" in record:
-                return False
+        return _first_named(path, ("record_kind", "session_id"))[0] == "record_kind"
     except OSError:
         return False
-    return False
+
+
+def _first_named(path: Path, keys: tuple[str, ...]) -> tuple[str | None, bool]:
+    """The first of ``keys`` (in that order) named by the first object of the file that names
+    any of them, objects naming none looked past; and whether the file holds an object at all."""
+    seen = False
+    for _, record in iter_objects(path, []):
+        seen = True
+        for key in keys:
+            if key in record:
+                return key, True
+    return None, seen
 
 
 def foreign_to_journal(path: Path) -> str | None:
@@ -75,16 +82,12 @@ def foreign_to_journal(path: Path) -> str | None:
     """
     if path.name == SESSIONS_FILE:
         return "a sessions file"
-    objects = 0
-    for _, record in iter_objects(path, []):
-        if "record_kind" in record:
-            return None
-        if "session_id" in record:
-            return "it holds session records"
-        if "event" in record:
-            return "it holds events"
-        objects += 1
-    if objects:
+    named, any_object = _first_named(path, ("record_kind", "session_id", "event"))
+    if named == "session_id":
+        return "it holds session records"
+    if named == "event":
+        return "it holds events"
+    if any_object:
         return None
     # No object read whole: fine when empty, or when a line begins like one (a record a
     # crashed writer left torn, which the append closes); not when it holds other text.
