@@ -26,6 +26,7 @@ __all__ = [
     "add_options",
     "claim_files",
     "get_option",
+    "is_utf8",
     "on_command_line",
     "only_informs",
     "option_value",
@@ -151,9 +152,18 @@ def get_option(config: pytest.Config, option: Option) -> Any:
     return value or None
 
 
+def is_utf8(value: str) -> bool:
+    """Whether ``value`` can be written as UTF-8 (argv and the environment may hold other bytes)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _utf8_path(flag: str, spelled: str) -> str:
-    """``spelled``, or a usage error naming ``flag`` when it is no UTF-8 (argv may hold any bytes)."""
-    if wire_safe(spelled) != spelled:
+    """``spelled``, or a usage error naming ``flag`` when it is no UTF-8."""
+    if not is_utf8(spelled):
         raise usage_error(
             flag,
             f"{wire_safe(spelled)}: the path is not valid UTF-8, which pytest's reports (JUnit XML, "

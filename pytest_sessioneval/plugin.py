@@ -350,18 +350,9 @@ def _judge_timeout(config: pytest.Config) -> float | None:
     return seconds
 
 
-def _is_utf8(value: str) -> bool:
-    """Whether ``value`` can be written as UTF-8 (argv and the environment may hold other bytes)."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def _utf8_text(flag: str, value: str) -> str:
     """``value``, or a usage error naming ``flag`` when it cannot be written as UTF-8."""
-    if not _is_utf8(value):
+    if not opt.is_utf8(value):
         raise usage_error(flag, f"{value!r} is not valid UTF-8 text")
     return value
 
@@ -371,7 +362,7 @@ def _model_text(name: str, value: str, required: bool) -> str:
     text (else a usage error naming ``name``); any other run ignores one that is not."""
     if required:
         value = _utf8_text(name, value)
-    elif not _is_utf8(value):
+    elif not opt.is_utf8(value):
         return ""
     return value.strip(JS_WHITESPACE)
 
