@@ -109,8 +109,9 @@ def show_path(name: str, loc: tuple[str | int, ...]) -> str:
     )
 
 
-def _quoted(key: str) -> str:
-    return json.dumps(key, ensure_ascii=not key.isprintable())
+def _quoted(text: str) -> str:
+    """``text`` as a JSON string; unprintable text (controls, bidi, lone surrogates) in ASCII."""
+    return json.dumps(text, ensure_ascii=not text.isprintable())
 
 
 _KEY_SIGNS: Final = frozenset('.[]"')
@@ -122,9 +123,7 @@ def _plain_key(part: str) -> bool:
 
 def show_text(text: str) -> str:
     """``text`` as it is when every character prints; else as a JSON string, escaped as needed."""
-    if text.isprintable():
-        return text
-    return json.dumps(text)  # every non-ASCII character escaped: controls, bidi, lone surrogates
+    return text if text.isprintable() else _quoted(text)
 
 
 def reason_of(message: str) -> str:
