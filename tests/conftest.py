@@ -30,6 +30,13 @@ def test_passes(noisy):
 """
 
 
+def write_raw_lines(path: Path, *lines: str) -> Path:
+    """Write JSON lines exactly as spelled (escapes such as a lone surrogate's kept as text)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(line + "\n" for line in lines), encoding="ascii")
+    return path
+
+
 def write_jsonl(path: Path, rows: Iterable[Any]) -> Path:
     """Write rows (dicts, or raw strings written as they are) one per line."""
     lines = [row if isinstance(row, str) else orjson.dumps(row).decode() for row in rows]

@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from conftest import metrics_writer, session, write_jsonl
+from conftest import metrics_writer, session, write_jsonl, write_raw_lines
 
 from pytest_sessioneval.html_report import (
     ADVISORY_HEADING,
@@ -505,11 +505,10 @@ def test_a_score_is_shown_as_recorded_never_rounded() -> None:
 
 def test_a_lone_surrogate_and_the_text_of_its_escape_are_two_sessions(pytester: pytest.Pytester) -> None:
     pytester.makeini("[pytest]\n")
-    (pytester.path / "m").mkdir()
-    (pytester.path / "m" / "sessions.jsonl").write_text(
-        '{"session_id":"a\\ud800","status":"completed","effectiveness":{"completion_rate":1}}\n'
-        '{"session_id":"a\\\\ud800","status":"completed","effectiveness":{"completion_rate":0.1}}\n',
-        encoding="ascii",
+    write_raw_lines(
+        pytester.path / "m" / "sessions.jsonl",
+        '{"session_id":"a\\ud800","status":"completed","effectiveness":{"completion_rate":1}}',
+        '{"session_id":"a\\\\ud800","status":"completed","effectiveness":{"completion_rate":0.1}}',
     )
     common = ("--session-eval", "m", "--session-eval-html", "page.html", "--session-eval-journal", "j.jsonl", "--session-eval-model-id", "x")
     result = pytester.runpytest(*common, "m/sessions.jsonl::a\\ud800[plan-fidelity]")

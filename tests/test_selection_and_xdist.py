@@ -7,7 +7,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from conftest import MetricsWriter, session, write_jsonl
+from conftest import MetricsWriter, session, write_jsonl, write_raw_lines
 
 
 @pytest.fixture
@@ -86,11 +86,10 @@ def test_last_failed_carries_over_between_serial_and_loadgroup_runs(pytester: py
 
 def test_lone_surrogates_in_the_data_travel_to_and_from_xdist_workers(pytester: pytest.Pytester) -> None:
     pytest.importorskip("xdist")
-    (pytester.path / "m").mkdir()
-    (pytester.path / "m" / "sessions.jsonl").write_text(
-        '{"session_id":"\\ud800","status":"completed","started_at":"\\udc00"}\n'
-        '{"session_id":"gone\\udfff","status":"abandoned"}\n',
-        encoding="ascii",
+    write_raw_lines(
+        pytester.path / "m" / "sessions.jsonl",
+        '{"session_id":"\\ud800","status":"completed","started_at":"\\udc00"}',
+        '{"session_id":"gone\\udfff","status":"abandoned"}',
     )
     (pytester.path / "conftest.py").write_text(
         "def pytest_sessioneval_judge(record):\n"
