@@ -1026,6 +1026,17 @@ def test_cannot_tell_names_a_few_unreadable_lines_and_counts_the_rest(pytester: 
         assert all("(prompts.jsonl:2, prompts.jsonl:3, prompts.jsonl:4 and 2 more; see their checks)" in r for r in reasons)
 
 
+def test_cannot_tell_names_unsure_lines_in_line_order(pytester: pytest.Pytester) -> None:
+    # A record without a valid id (line 2) comes before an unreadable line (3) and after
+    # it another record without one (4): the reason names them as the file has them.
+    no_id = json.dumps(scenario(id="Fix-Failing-Test"))
+    write(pytester, "prompts.jsonl", jsonl(parent_only()) + no_id + "\n" + '{"id": \n' + no_id + "\n")
+    write(pytester, "decisions.jsonl", jsonl(observation("zz")))
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl", "-rs")
+    assert outcomes["decisions.jsonl::zz[known-scenario]"] == "SKIPPED"
+    result.stdout.fnmatch_lines(["*cannot tell: scenario 'zz' *(prompts.jsonl:2, prompts.jsonl:3, prompts.jsonl:4; see their checks)*"])
+
+
 def test_a_policy_run_indexes_the_failure_summary_and_keeps_teardown_sections(pytester: pytest.Pytester) -> None:
     # pytest's own teardown lookup walks every report once per failure: thousands of failing
     # checks would make the summary quadratic. A policy run without sessions indexes it too.

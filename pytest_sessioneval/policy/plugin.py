@@ -243,9 +243,10 @@ class PolicyRun:
                     known.setdefault(scenario_id, []).append(envelopes.file.label)
                 for scenario_id, line in envelopes.faulty_ids.items():
                     faulty.setdefault(scenario_id, envelopes.file.at(line))
-                unreadable += [envelopes.file.at(line) for line in envelopes.unreadable_lines]
-                # A record whose id is missing or invalid may be the scenario named (a typo).
-                unreadable += [envelopes.file.at(line) for line in envelopes.id_unsure_lines]
+                # Lines that could not be read, and records whose id is missing or invalid (a
+                # typo may hide the scenario named), in line order.
+                unsure = sorted({*envelopes.unreadable_lines, *envelopes.id_unsure_lines})
+                unreadable += [envelopes.file.at(line) for line in unsure]
             self.verdicts[log.file.path] = ("decisions", review_decision_log(log, known, faulty, unreadable))
         for golden_source, golden in goldens:
             self.verdicts[golden_source.file.path] = ("golden-set", review_golden_set(golden, golden_source.manifest))
