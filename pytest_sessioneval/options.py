@@ -18,6 +18,8 @@ import orjson
 import pytest
 from _pytest.pathlib import fnmatch_ex
 
+from .values import is_utf8
+
 __all__ = [
     "OPTIONS",
     "Option",
@@ -150,15 +152,6 @@ def get_option(config: pytest.Config, option: Option) -> Any:
         base = config.inipath.parent if config.inipath else config.rootpath
         return Path(base, value)
     return value or None
-
-
-def is_utf8(value: str) -> bool:
-    """Whether ``value`` can be written as UTF-8 (argv and the environment may hold other bytes)."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _utf8_path(flag: str, spelled: str) -> str:

@@ -7,7 +7,7 @@ from typing import Any, Final
 
 import orjson
 
-__all__ = ["JS_WHITESPACE", "SAFE_INTEGER", "as_double", "is_blank", "is_number", "is_truthy", "number_or_none", "show"]
+__all__ = ["JS_WHITESPACE", "SAFE_INTEGER", "as_double", "is_blank", "is_number", "is_truthy", "is_utf8", "number_or_none", "show"]
 
 
 # What JavaScript's String.prototype.trim removes: its WhiteSpace and LineTerminator
@@ -103,3 +103,13 @@ def _nested_deeper_than(value: Any, limit: int) -> bool:
                 return True
             stack.extend((inner, depth + 1) for inner in (item if kind is list else item.values()))
     return False
+
+
+def is_utf8(value: str) -> bool:
+    """Whether ``value`` can be written as UTF-8: not when it holds a lone surrogate
+    (JSON's ``\\ud800`` escapes, argv and the environment may hold one)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -773,6 +773,18 @@ class TestManifestLoad:
         assert load.problems == ((3, "m.json:3: the key 'min_records' appears twice in one object; keep one"),)
 
 
+    def test_every_key_that_is_no_text_is_named_at_its_line_and_the_rest_is_still_checked(self, tmp_path: Path) -> None:
+        # pydantic stops at the first such key without naming where it is.
+        path = tmp_path / "m.json"
+        path.write_text('{\n "\\ud800": 1,\n "min_records": "two",\n "x\\udc00y": 2\n}')
+        load = ManifestLoad.read(EnvelopeManifest, DataFile(path, "m.json"))
+        assert load.manifest is None
+        assert load.problems == (
+            (2, 'm.json:2: the key "\\ud800" holds a lone surrogate escape, which is no text; correct it'),
+            (4, 'm.json:4: the key "x\\udc00y" holds a lone surrogate escape, which is no text; correct it'),
+            (3, 'm.json:3: min_records is "two", but it should be a valid integer'),
+        )
+
 def test_every_check_name_is_in_the_catalogue(tmp_path: Path) -> None:
     """The documented catalogue names every check the review can emit (quota names by pattern)."""
     prompts = write_jsonl(tmp_path / "prompts.jsonl", [scenario()])

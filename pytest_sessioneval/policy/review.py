@@ -23,7 +23,7 @@ from pydantic import BaseModel, ValidationError
 from ..jsonl import NAMED_PROBLEMS
 from ..naming import escape_name, unique_name
 from ..options import BROKEN_LINK, stat_kind
-from ..values import is_blank
+from ..values import is_blank, is_utf8
 from .envelope import INVARIANTS, ScenarioRecord
 from .fields import FieldCheck, check_fields, reason_of, show_path, show_text, show_value
 from .golden import GoldenCase, rationale_breach
@@ -354,8 +354,15 @@ class ManifestLoad(Generic[_Model]):
                 why = "names no file" if unusable == "missing" else f"names a path that {unusable}"
                 golden_problems.append((line, f"{file.at(line)}: golden_set {golden_set!r} {why} ({show_text(str(golden))})"))
                 golden_set = None
+        # pydantic stops at a key that is no text (a lone surrogate escape) and names no
+        # place: each such key is named here, and the other members are validated.
+        members = document.value
+        for key in [key for key in members if not is_utf8(key)]:
+            line = document.line_of(key)
+            problems.append((line, f"{file.at(line)}: the key {show_path(key, ())} holds a lone surrogate escape, which is no text; correct it"))
+            members = {name: value for name, value in members.items() if name != key}
         try:
-            manifest = model.model_validate(document.value)
+            manifest = model.model_validate(members)
         except ValidationError as exc:
             for error in exc.errors(include_url=False):
                 loc = tuple(error["loc"])
