@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
@@ -24,7 +24,7 @@ from .jsonl import InputProblem, iter_objects
 from .record import RECORD_KIND, InvalidRecord, validate_record
 from .values import is_blank
 
-__all__ = ["AppendOutcome", "JournalError", "append_records", "foreign_to_journal", "is_journal", "read_journal"]
+__all__ = ["AppendOutcome", "JournalError", "append_records", "foreign_to_journal", "is_journal", "is_other_object", "read_journal"]
 
 
 class JournalError(Exception):
@@ -40,9 +40,40 @@ class AppendOutcome:
     refused: list[str] = field(default_factory=list)
 
 
-def read_journal(path: Path, problems: list[InputProblem]) -> list[tuple[int, dict[str, Any]]]:
-    """``(line, record)`` for every JSON object line; other lines go to ``problems``."""
-    return list(iter_objects(path, problems))
+def read_journal(
+    path: Path, problems: list[InputProblem], looked_past: list[int] | None = None
+) -> list[tuple[int, dict[str, Any]]]:
+    """``(line, record)`` for every line that is, or was meant to be, a session-eval record.
+
+    Lines that are no JSON object go to ``problems``. Objects that a journal may hold
+    besides its records (``is_other_object``: a header, a note, a record of another
+    kind) are not records: their lines go to ``looked_past``.
+    """
+    records = []
+    for line, value in iter_objects(path, problems):
+        if is_other_object(value):
+            if looked_past is not None:
+                looked_past.append(line)
+        else:
+            records.append((line, value))
+    return records
+
+
+_RECORD_SIGNS: Final = ("run_id", "session_id", "dimensions")
+
+
+def is_other_object(value: dict[str, Any]) -> bool:
+    """Whether an object of a journal is something else than a session-eval record.
+
+    That is a record of another kind (a string ``record_kind`` other than
+    ``session-eval``), or an object naming neither a kind nor a run, a session or
+    dimensions (a header, a note). An object without ``record_kind`` that names any
+    of those is a damaged record, and so is one whose ``record_kind`` is no string.
+    """
+    if "record_kind" not in value:
+        return not any(sign in value for sign in _RECORD_SIGNS)
+    kind = value["record_kind"]
+    return type(kind) is str and kind != RECORD_KIND
 
 
 def is_journal(path: Path) -> bool:

@@ -29,6 +29,7 @@ class StoredJournal:
     path: Path
     records: list[tuple[int, dict[str, Any]]]
     problems: list[InputProblem] = field(default_factory=list)
+    looked_past: list[int] = field(default_factory=list)  # lines of other objects (notes, other kinds)
     verify: bool = False
     fresh: dict[tuple[str, str], SessionEvaluation] = field(default_factory=dict)  # (rubric version, session id)
     rubrics: dict[str, Rubric] = field(default_factory=dict)

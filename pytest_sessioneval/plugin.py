@@ -482,7 +482,7 @@ class SessionEvalRun:
         try:
             for path in self.report_journals:
                 journal = StoredJournal(path, [], rubrics=self.rubrics)
-                journal.records = read_journal(path, journal.problems)
+                journal.records = read_journal(path, journal.problems, journal.looked_past)
                 self.journals[path] = journal
             if self.verify_path is not None:
                 self._prepare_verification(self.verify_path)
@@ -548,7 +548,7 @@ class SessionEvalRun:
 
     def _prepare_verification(self, path: Path) -> None:
         journal = StoredJournal(path, [], verify=True, rubrics=self.rubrics)
-        journal.records = read_journal(path, journal.problems)
+        journal.records = read_journal(path, journal.problems, journal.looked_past)
         # Each record is re-scored with the rubric it names (any registered one), whatever
         # --session-eval-rubric says: a journal may hold several rubric versions.
         wanted: dict[str, set[str]] = {}
@@ -699,7 +699,8 @@ class SessionEvalRun:
         if is_worker(config) or self.dry_run:
             return
         skipped = self._input_problems_line(config)
-        if self.tally.empty and not self.journal_messages and not skipped:
+        looked_past = self._looked_past_lines(config)
+        if self.tally.empty and not self.journal_messages and not skipped and not looked_past:
             return  # none of its items ran (say, only policy items were selected): nothing to sum up
         terminalreporter.write_sep("=", "session evaluation")
         if not self.tally.empty:  # else only what was written (the journal, the page) is said
@@ -707,9 +708,24 @@ class SessionEvalRun:
                 terminalreporter.write_line(line)
         if skipped:
             terminalreporter.write_line(skipped, yellow=True)
+        for line in looked_past:
+            terminalreporter.write_line(line)
         for message in self.journal_messages:
             terminalreporter.write_line(message, red=message.startswith(("ERROR", "REFUSED")))
 
+
+    def _looked_past_lines(self, config: pytest.Config) -> list[str]:
+        """Per journal read, the lines that hold other objects than records, counted and the first named."""
+        lines = []
+        for path, journal in self.journals.items():
+            if journal.looked_past:
+                named = ", ".join(map(str, journal.looked_past[:NAMED_PROBLEMS]))
+                more = ", ..." if len(journal.looked_past) > NAMED_PROBLEMS else ""
+                lines.append(
+                    f"{bestrelpath(config.invocation_params.dir, path)}: {len(journal.looked_past)} line(s) holding no "
+                    f"session-eval record (a header, a note, a record of another kind) looked past: line{'s' if len(journal.looked_past) > 1 else ''} {named}{more}"
+                )
+        return lines
 
     def _input_problems_line(self, config: pytest.Config) -> str | None:
         """The unusable input lines, counted and the first ones named: said here too, since

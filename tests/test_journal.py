@@ -793,6 +793,40 @@ def test_an_invalid_record_and_a_run_id_spelling_its_name_get_node_ids_of_their_
     result.assert_outcomes(passed=1, failed=1)
 
 
+def test_reading_a_journal_looks_past_other_objects_but_not_damaged_records(tmp_path: Path) -> None:
+    path = tmp_path / "eval.jsonl"
+    lines = [
+        {"note": "header"},  # 1: a note
+        reference_record(),  # 2
+        {"record_kind": "calibration", "run_id": "c1"},  # 3: a record of another kind
+        {"run_id": "r9", "session_id": "a"},  # 4: a record that lost its record_kind
+        {"record_kind": None, "note": "x"},  # 5: a kind that is no string
+        {"dimensions": []},  # 6: part of a record
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    problems: list[Any] = []
+    looked_past: list[int] = []
+    assert [line for line, _ in read_journal(path, problems, looked_past)] == [2, 4, 5, 6]
+    assert looked_past == [1, 3] and not problems
+
+
+@pytest.mark.parametrize("mode", ["--session-eval-verify", "--session-eval"])
+def test_notes_in_a_journal_are_no_items_and_are_named_in_the_summary(
+    pytester: pytest.Pytester, metrics: Path, mode: str
+) -> None:
+    # A journal takes records after notes and records of other kinds; reading it back
+    # must not turn those into failed items.
+    (pytester.path / "eval.jsonl").write_text('{"note": "hello"}\n{"record_kind": "other", "run_id": "x"}\n')
+    journal_run(pytester, metrics)
+    args = ["--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl"] if mode == "--session-eval-verify" else ["--session-eval", "eval.jsonl"]
+    result = pytester.runpytest(*args)
+    if mode == "--session-eval-verify":
+        result.assert_outcomes(passed=10)
+    else:
+        result.assert_outcomes(passed=4, failed=2, skipped=4)  # as scored, b failing two dimensions
+    assert "invalid-record" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["eval.jsonl: 2 line(s) holding no session-eval record (*) looked past: lines 1, 2"])
+
 @pytest.mark.parametrize(
     ("content", "refused"),
     [
