@@ -59,6 +59,7 @@ __all__ = [
     "ADVISORY_HEADING",
     "DOES_NOT_SHOW",
     "ReportData",
+    "is_html_page",
     "html_text",
     "SessionRow",
     "VerdictCell",
@@ -776,3 +777,9 @@ def render_report(report: ReportData) -> str:
         + f"\n</main>\n<script>{_SCRIPT}</script>\n</body>\n</html>\n"
     )
 
+
+def is_html_page(head: bytes) -> bool:
+    """Whether a file beginning with ``head`` is an HTML document (a page this report, or
+    another tool, wrote): its first text is a doctype or an ``<html>`` tag."""
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    return text.startswith((b"<!doctype html", b"<html"))

@@ -27,7 +27,7 @@ from .engine import (
     evaluate,
     resolve_inputs,
 )
-from .html_report import ReportData, SessionRow, write_report
+from .html_report import ReportData, SessionRow, is_html_page, write_report
 from .journal import JournalError, append_records, foreign_to_journal, is_journal, read_journal
 from .journal_items import JournalFile, StoredJournal
 from .jsonl import NAMED_PROBLEMS
@@ -208,6 +208,8 @@ def pytest_configure(config: pytest.Config) -> None:
     _refuse_overwriting_inputs(config, run)
     if run.journal_path is not None:
         _refuse_foreign_journal(run.journal_path)
+    if run.html_path is not None:
+        _refuse_replacing_other_files(run.html_path)
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(run, "session-eval-run")
     html_extras.register(config)
@@ -264,6 +266,22 @@ def _refuse_foreign_journal(path: Path) -> None:
             "--session-eval-journal",
             f"{path}: exists and is not an eval journal ({what}); records are appended only to "
             "a journal: give an existing journal or a new path",
+        )
+
+
+def _refuse_replacing_other_files(path: Path) -> None:
+    """The page replaces only an empty file or an HTML page: never a journal, data or a log
+    that happens to be at the path given."""
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(1024)
+    except OSError:  # missing (the page is new) or unreadable (writing it says so)
+        return
+    if head.strip() and not is_html_page(head):
+        raise usage_error(
+            "--session-eval-html",
+            f"{path}: exists and is not an HTML page; the page replaces only a page (or an empty file): "
+            "give a new path, or remove the file",
         )
 
 

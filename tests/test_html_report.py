@@ -447,6 +447,30 @@ def test_the_html_option_needs_a_writable_place(pytester: pytest.Pytester) -> No
     result.stderr.fnmatch_lines(["*--session-eval-html: *r.html: directory *no/such/dir does not exist*"])
 
 
+
+@pytest.mark.parametrize(
+    ("content", "replaced"),
+    [
+        (b'{"record_kind": "session-eval", "run_id": "r1"}\n', False),  # a journal of another run
+        (b"2026-08-01 build log\n", False),
+        (b"", True),
+        (b"\xef\xbb\xbf\n  <!DOCTYPE html>\n<html></html>\n", True),  # a page of an earlier run, say
+        (b"<HTML><body>old</body></HTML>", True),
+    ],
+)
+def test_the_page_replaces_only_a_page_or_an_empty_file(pytester: pytest.Pytester, content: bytes, replaced: bool) -> None:
+    pytester.makeini("[pytest]\n")
+    (pytester.path / "sessions.jsonl").write_text('{"session_id": "a", "status": "completed"}\n')
+    (pytester.path / "out.html").write_bytes(content)
+    result = pytester.runpytest("--session-eval", "sessions.jsonl", "--session-eval-html", "out.html")
+    if replaced:
+        assert result.ret == pytest.ExitCode.OK
+        assert (pytester.path / "out.html").read_bytes().startswith(b"<!DOCTYPE html>")
+    else:
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        result.stderr.fnmatch_lines(["ERROR: --session-eval-html: *out.html: exists and is not an HTML page*"])
+        assert (pytester.path / "out.html").read_bytes() == content
+
 def test_weeks_at_the_ends_of_the_calendar_and_decades_apart() -> None:
     statuses = every("pass", efficiency_kpis="not-applicable")
     page = render_report(report((
