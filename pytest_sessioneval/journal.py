@@ -113,7 +113,8 @@ def foreign_to_journal(path: Path) -> str | None:
     """
     if path.name == SESSIONS_FILE:
         return "a sessions file"
-    named, any_object = _first_named(path, ("record_kind", "session_id", "event"))
+    # An event may name its session too: "event" decides first.
+    named, any_object = _first_named(path, ("record_kind", "event", "session_id"))
     if named == "session_id":
         return "it holds session records"
     if named == "event":

@@ -186,6 +186,16 @@ def pytest_configure(config: pytest.Config) -> None:
                     "(--session-eval-verify); select records with -k or a node id",
                 )
         run.verify_path = readable_file("--session-eval-verify", verify)
+        try:
+            what = foreign_to_journal(run.verify_path)
+        except OSError as exc:
+            raise usage_error("--session-eval-verify", f"{run.verify_path}: cannot be read ({exc.strerror or exc})") from None
+        if what is not None:
+            raise usage_error(
+                "--session-eval-verify",
+                f"{run.verify_path}: is not an eval journal ({what}); give the journal to re-verify, "
+                "and the metrics to --session-eval",
+            )
         if journals and not run.sources:
             raise usage_error(
                 "--session-eval",

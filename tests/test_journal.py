@@ -540,6 +540,22 @@ def test_verify_needs_the_metrics_not_the_journal_twice(pytester: pytest.Pyteste
     result.stderr.fnmatch_lines(["ERROR: --session-eval: *eval.jsonl: a journal; re-verification needs the metrics (sessions.jsonl)*"])
 
 
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        ('{"session_id": "x", "status": "completed"}\n', "it holds session records"),
+        ('{"event": "orchestrator.session.started", "session_id": "x"}\n', "it holds events"),
+        ("<!DOCTYPE html>\n<html></html>\n", "it holds no JSON object line"),
+    ],
+)
+def test_re_verification_refuses_a_file_that_is_no_journal(
+    pytester: pytest.Pytester, metrics: Path, content: str, why: str
+) -> None:
+    (pytester.path / "other.jsonl").write_text(content)
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "other.jsonl")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: --session-eval-verify: *other.jsonl: is not an eval journal ({why})*"])
+
 def test_a_journal_is_recognised_past_a_header_line(tmp_path: Path) -> None:
     path = tmp_path / "eval.jsonl"
     path.write_text('{"note": "header"}\n' + json.dumps(reference_record()) + "\n")
