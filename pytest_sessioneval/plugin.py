@@ -160,6 +160,11 @@ def pytest_configure(config: pytest.Config) -> None:
         since_ms=_date_bound("--session-eval-since", _option(config, "--session-eval-since"), False),
         until_ms=_date_bound("--session-eval-until", _option(config, "--session-eval-until"), True),
     )
+    if selection.latest and selection.session_ids and not verify:
+        raise usage_error(
+            "--session-eval-latest",
+            "picks one session itself, so it does not combine with --session-eval-session: give one of them",
+        )
     if selection.since_ms is not None and selection.until_ms is not None and selection.since_ms > selection.until_ms:
         raise usage_error(
             "--session-eval-until",
@@ -528,8 +533,6 @@ class SessionEvalRun:
         self._warn_input_problems(session.config)
         if self.verify_path is not None:
             return
-        if self.judges is not None:
-            self._judge(session.config)
         wanted = self.selection.session_ids
         if wanted:
             known = frozenset().union(*(e.session_ids for e in self.evaluations.values()))
@@ -541,6 +544,16 @@ class SessionEvalRun:
                     "--session-eval-session",
                     f"unknown session id(s): {', '.join(map(repr, unknown))} (searched {searched}){note}",
                 )
+            listed = {entry.session_id for e in self.evaluations.values() for entry in e.entries if isinstance(entry, (SessionEvaluation, SkippedSession))}
+            outside = sorted(wanted - listed)
+            if outside:  # only the date range leaves out a session that is in the files
+                raise usage_error(
+                    "--session-eval-since" if self.selection.since_ms is not None else "--session-eval-until",
+                    f"session id(s) {', '.join(map(repr, outside))}, named by --session-eval-session, started "
+                    "outside the selected date range (or their started_at does not parse)",
+                )
+        if self.judges is not None:
+            self._judge(session.config)
 
     def _judge(self, config: pytest.Config) -> None:
         """Add the judges' advisory verdicts to every scored session: asked once per run."""

@@ -177,6 +177,26 @@ def test_latest_and_session_selection(pytester: pytest.Pytester, write_metrics: 
     assert "Traceback" not in unknown.stderr.str()
 
 
+def test_latest_does_not_combine_with_named_sessions(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+    # It picked the latest session of the file and then dropped it when another was named:
+    # "no tests ran", silently.
+    metrics = write_metrics([session("a"), session("b")], [])
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-latest", "--session-eval-session", "a")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --session-eval-latest: *does not combine with --session-eval-session*"])
+
+
+def test_a_named_session_the_date_range_leaves_out_is_a_usage_error(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+    metrics = write_metrics([session("a"), session("b", start="2026-08-02T09:00:00Z", end="2026-08-02T10:00:00Z"), session("c", start="soon")], [])
+    for since, named in (("2026-08-01", ("a",)), ("2026-07-01", ("c", "b"))):
+        args = [arg for sid in named for arg in ("--session-eval-session", sid)]
+        result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-since", since, *args)
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        outside = "'a'" if named == ("a",) else "'c'"
+        result.stderr.fnmatch_lines([f"ERROR: --session-eval-since: session id(s) {outside}, named by --session-eval-session, started outside*"])
+    inside = pytester.runpytest("--session-eval", str(metrics), "--session-eval-until", "2026-08-02", "--session-eval-session", "b", "--co", "-q")
+    assert inside.ret == pytest.ExitCode.OK
+
 def test_latest_with_nothing_eligible_is_a_usage_error(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
     metrics = write_metrics([session("c", status="abandoned")], [])
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-latest")
