@@ -376,7 +376,10 @@ class _CollectionArgs:
       (not the whole rootdir, nor ``testpaths``).
     - No test path given, data named by ini keys only: the data files join what pytest
       collects by default (``testpaths``, or the rootdir), as any part of the test suite.
-    - Test paths given, none of them a data file (``pytest tests/ --session-eval m``): both.
+    - Test paths given, data named by ini keys only: what was given, as for ``testpaths``;
+      the data files inside a directory given (``pytest .``) are part of it.
+    - Test paths given, none of them a data file, data named on the command line
+      (``pytest tests/ --session-eval m``): both.
     - A data file or a node id in one given (``pytest ... "m/sessions.jsonl::s[gate-health]"``):
       exactly what was given, as for any test file; no other data file is added.
 
@@ -405,6 +408,13 @@ class _CollectionArgs:
         wanted = {os.path.abspath(start / spelled): spelled for spelled in files}
         if config.option.file_or_dir and not present.isdisjoint(wanted):
             return  # the data files to run were named
+        if config.option.file_or_dir and not config.stash.get(_ON_COMMAND_LINE, False):
+            # Data of the ini file is part of the suite, as testpaths are: paths given select
+            # what runs, and hold that data only where they hold its files (``pytest .``).
+            given = [Path(path) for path in present if os.path.isdir(path)]
+            inside = [Path(path) for path in wanted if any(Path(path).is_relative_to(d) for d in given)]
+            self._open_the_way(config, inside)
+            return
         for path, spelled in wanted.items():
             if path not in present:
                 config.args.append(spelled)

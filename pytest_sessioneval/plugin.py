@@ -221,10 +221,6 @@ def pytest_configure(config: pytest.Config) -> None:
     if html is not None and not is_worker(config):
         run.html_path = _writable_file("--session-eval-html", html)
     _refuse_overwriting_inputs(config, run)
-    if run.journal_path is not None:
-        _refuse_foreign_journal(run.journal_path)
-    if run.html_path is not None:
-        _refuse_replacing_other_files(run.html_path)
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(run, "session-eval-run")
     html_extras.register(config)
@@ -509,6 +505,12 @@ class SessionEvalRun:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Read and score every input once, before collection; input errors are usage errors."""
         index_teardown_reports(session.config.pluginmanager.getplugin("terminalreporter"))
+        # What is at the output paths is looked at once every plugin has said what it reads
+        # (a file of this run's policy evaluation gets that plugin's refusal).
+        if self.journal_path is not None:
+            _refuse_foreign_journal(self.journal_path)
+        if self.html_path is not None:
+            _refuse_replacing_other_files(self.html_path)
         self.dry_run = opt.runs_no_item(session.config)
         self.tally.files = frozenset(_located(session.config, path) for path in self.collected_paths())
         html_extras.add_files(session.config, self.tally.files)

@@ -245,7 +245,11 @@ def test_data_named_in_the_ini_file_joins_the_test_suite(pytester: pytest.Pytest
     assert "tests/test_unit.py::test_unit" in everything and len(everything) == 1 + len(DIMENSIONS)
     # Named on the command line, the data is what runs; a test path given runs with it.
     assert "tests/test_unit.py::test_unit" not in collected("--session-eval", str(metrics))
-    assert collected("tests") == everything
+    assert collected("tests", "--session-eval", str(metrics)) == everything
+    # Named in the ini file, it is part of the suite as testpaths are: paths given select
+    # what runs (one test alone), and hold the data where they hold its files.
+    assert collected("tests") == collected("tests/test_unit.py::test_unit") == ["tests/test_unit.py::test_unit"]
+    assert sorted(collected(".")) == sorted(everything)
 
 
 def test_data_in_a_hidden_directory_is_collected_with_the_directory_around_it(pytester: pytest.Pytester) -> None:
@@ -266,6 +270,8 @@ def test_data_in_a_hidden_directory_is_collected_with_the_directory_around_it(py
     assert collected("--session-eval", ".orchestrator/metrics", ".") == expected
     pytester.makeini("[pytest]\nsession_eval_paths = .orchestrator/metrics\n")
     assert collected() == expected  # the rootdir and the data: nothing else of the hidden directory
+    assert collected(".") == expected  # the directory given holds the data
+    assert collected("tests") == {"tests/test_unit.py::test_unit"}
 
 
 @pytest.mark.parametrize(
