@@ -178,7 +178,9 @@ class StoredDimensionItem(_StoredItem):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        for marker in markers_for(self.dimension["status"], self.dimension["evidence"], self.dimension["method"]):
+        for marker in markers_for(
+            self.dimension["status"], self.dimension["evidence"], self.dimension["method"], runxfail=self.config.option.runxfail
+        ):
             self.add_marker(marker)
 
     def runtest(self) -> None:

@@ -260,7 +260,7 @@ class DimensionItem(_RecordItem):
         self.evaluation = evaluation
         self.verdict = verdict
         self.line = evaluation.line
-        for marker in markers_for(verdict.status, verdict.evidence, verdict.method):
+        for marker in markers_for(verdict.status, verdict.evidence, verdict.method, runxfail=self.config.option.runxfail):
             self.add_marker(marker)
         self.add_marker(pytest.mark.xdist_group(name=group_name(evaluation.session_id)))
         self.add_properties(

@@ -45,11 +45,19 @@ class VerdictUndetermined(Exception):
     """Raised by an item whose verdict is ``cannot-determine`` (expected to fail, strictly)."""
 
 
-def markers_for(status: Status, evidence: str, method: Method = DETERMINISTIC) -> list[pytest.MarkDecorator]:
-    """The outcome markers of an item with this verdict; the evidence is the reason."""
+def markers_for(
+    status: Status, evidence: str, method: Method = DETERMINISTIC, *, runxfail: bool = False
+) -> list[pytest.MarkDecorator]:
+    """The outcome markers of an item with this verdict; the evidence is the reason.
+
+    ``runxfail``: pytest ignores xfail markers (``--runxfail``); a judge's fail or
+    cannot-determine is then skipped, since advice decides no outcome.
+    """
     if method == JUDGE:
         if status == NOT_APPLICABLE:
             return [pytest.mark.judge, pytest.mark.skip(reason=f"not-applicable ({ADVISORY}): {evidence}")]
+        if status in (FAIL, CANNOT_DETERMINE) and runxfail:
+            return [pytest.mark.judge, pytest.mark.skip(reason=f"{status} ({ADVISORY}, not run under --runxfail): {evidence}")]
         if status in (FAIL, CANNOT_DETERMINE):
             return [pytest.mark.judge, pytest.mark.xfail(reason=f"{status} ({ADVISORY}): {evidence}", run=False)]
         return [pytest.mark.judge]
@@ -68,8 +76,8 @@ def raise_for(status: Status, evidence: str, method: Method = DETERMINISTIC) -> 
     fail or cannot-determine, run only under ``--runxfail``, is skipped)."""
     if method == JUDGE:
         if status in (FAIL, CANNOT_DETERMINE):
-            # Reached only under --runxfail, which ignores the xfail marker: an advisory
-            # verdict still decides no outcome, and is never shown as a pass.
+            # Not reached: such an item is xfailed without running, or skipped by its marker
+            # under --runxfail. Should anything run it, advice still never shows as a pass.
             pytest.skip(f"{status} ({ADVISORY}, not run under --runxfail): {evidence}")
         return
     if status == FAIL:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _pytest.mark.expression import Expression
 from _pytest.pathlib import bestrelpath
 
 from . import html_extras
@@ -48,7 +49,8 @@ from .options import (
 )
 from .record import MODEL_SOURCES, STANDARD_VERSION, InvalidRecord, build_record, hostname_hash
 from .reporting import Tally, index_teardown_reports
-from .rubric import DimensionVerdict, Rubric, RubricError
+from .outcomes import markers_for
+from .rubric import JUDGE, STATUSES, DimensionVerdict, Rubric, RubricError
 from .rubric_v1 import RUBRIC_V1
 from .timestamps import parse_timestamp_ms
 from .values import JS_WHITESPACE, is_blank
@@ -362,6 +364,28 @@ def _judges(config: pytest.Config) -> list[Judge]:
 _LONGEST_JUDGE_TIMEOUT = 86_400.0
 
 
+def judge_items_can_run(config: pytest.Config, rubric: Rubric) -> bool:
+    """Whether ``-m`` can select an item of a judge dimension, whatever its verdict.
+
+    Judges are asked before collection (once, also under xdist), so only what is
+    known then counts: the markers a judge item carries. ``-k`` and node ids are
+    not looked at; a judge is asked for every scored session then.
+    """
+    expression = config.option.markexpr
+    if not expression or not rubric.judge_ids:
+        return bool(rubric.judge_ids)
+    try:
+        compiled = Expression.compile(expression)
+    except Exception:  # noqa: BLE001  (SyntaxError, or ParseError before pytest 8.1)
+        return False  # pytest stops the run on it after collection, before any item runs
+    for status in STATUSES:
+        names = {mark.name for mark in markers_for(status, "", JUDGE, runxfail=config.option.runxfail)}
+        for marks in (names, names | {"xdist_group"}):
+            if compiled.evaluate(lambda name, /, _marks=marks, **kwargs: not kwargs and name in _marks):
+                return True
+    return False
+
+
 def _judge_timeout(config: pytest.Config) -> float | None:
     value = _option(config, "--session-eval-judge-timeout")
     if value is None:
@@ -555,7 +579,15 @@ class SessionEvalRun:
                     "outside the selected date range (or their started_at does not parse)",
                 )
         if self.judges is not None:
-            self._judge(session.config)
+            if self.dry_run or not judge_items_can_run(session.config, self.rubric):
+                # No judge item runs (--co, or -m leaves every one out): none is asked, so
+                # sessions carry no judge verdict, in their items and in the journal alike.
+                self.journal_messages.append(
+                    "judges: not asked, since no judge item runs in this run (--co, -m leaving them out, "
+                    "or a rubric without judge dimensions)"
+                )
+            else:
+                self._judge(session.config)
 
     def _judge(self, config: pytest.Config) -> None:
         """Add the judges' advisory verdicts to every scored session: asked once per run."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from .values import is_blank
+from .values import is_blank, is_number
 
 if TYPE_CHECKING:
     from .events import EventIndex
@@ -185,12 +185,12 @@ class Rubric:
                 not isinstance(verdict, Verdict)
                 or verdict.status not in STATUSES
                 or type(verdict.evidence) is not str
-                or (scored and verdict.score is not None and type(verdict.score) not in (int, float))
+                or (scored and verdict.score is not None and not is_number(verdict.score))
             ):
                 raise RubricError(
                     f"rubric {self.version!r}: scorer of {dimension.id!r} returned {verdict!r}; "
                     f"a scorer must return a Verdict with a status among {', '.join(STATUSES)}, "
-                    "evidence text, and (for a scored dimension) a number or None as score"
+                    "evidence text, and (for a scored dimension) a finite number or None as score"
                 )
             verdicts.append(
                 build(

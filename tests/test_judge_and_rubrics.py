@@ -80,8 +80,38 @@ def test_judge_items_are_advisory_and_never_fail_the_run(pytester: pytest.Pytest
     runxfail = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "--runxfail", "-m", "judge", "-rs")
     assert runxfail.ret == pytest.ExitCode.OK
     runxfail.assert_outcomes(passed=1, skipped=2)  # a judge's fail is never shown as a pass
-    runxfail.stdout.fnmatch_lines(["*fail (advisory, uncalibrated, not run under --runxfail): *"])
+    # The skip names the session's place in the data, not a line of this package.
+    runxfail.stdout.fnmatch_lines(["SKIPPED [[]1[]] metrics/sessions.jsonl: fail (advisory, uncalibrated, not run under --runxfail): *"])
 
+
+@pytest.mark.parametrize(
+    ("args", "asked"),
+    [
+        (("--co",), False),
+        (("-m", "not judge"), False),
+        (("-m", "deterministic"), False),
+        (("-m", "deterministic and not judge"), False),
+        (("-m", "judge"), True),
+        (("-m", "xfail or deterministic"), True),  # a judge's fail is marked xfail
+        (("-m", "not deterministic"), True),
+        (("-k", "gate-health"), True),  # -k is not known before collection
+    ],
+)
+def test_judges_are_asked_only_when_a_judge_item_can_run(
+    pytester: pytest.Pytester, metrics: Path, args: tuple[str, ...], asked: bool
+) -> None:
+    # An LLM judge costs a call per session: none for --co or a run that -m keeps to the
+    # deterministic items.
+    pytester.makeconftest(JUDGE)
+    result = pytester.runpytest(
+        "--session-eval", str(metrics), "--session-eval-judge", "--session-eval-journal", "eval.jsonl",
+        "--session-eval-model-id", "m", *args,
+    )
+    assert len(calls(pytester)) == (2 if asked else 0)
+    if args[0] == "-m" and not asked:  # said in the summary (--co has none); records hold the deterministic dimensions
+        result.stdout.fnmatch_lines(["judges: not asked, since no judge item runs in this run*"])
+        records = [json.loads(line) for line in (pytester.path / "eval.jsonl").read_text().splitlines()]
+        assert records and all(d["method"] == "deterministic" for r in records for d in r["dimensions"])
 
 def test_the_firewall_stamps_judge_fields_and_records_carry_them_last(pytester: pytest.Pytester, metrics: Path) -> None:
     pytester.makeconftest(JUDGE)
@@ -256,7 +286,9 @@ def pytest_sessioneval_rubrics():
         ('Rubric("mine", TEXT, (Dimension("x", lambda c: exec("raise SystemExit(3)")),))',
          "*metrics/sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' raised SystemExit: 3*"),
         ('Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", "e", score="high"), scored=True),))',
-         "*sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' returned*a number or None as score*"),
+         "*sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' returned*a finite number or None as score*"),
+        ('Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", "e", score=float("inf")), scored=True),))',
+         "*sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' returned*a finite number or None as score*"),
         ('Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("fail", 42)),))',
          "*sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' returned*evidence text*"),
         ('Rubric("mine", TEXT, (Dimension(5, lambda c: Verdict("pass", "e")),))', "*a dimension id must be a string that is not blank, not 5*"),
@@ -309,11 +341,11 @@ def test_rubric_rules_in_the_core(tmp_path: Path) -> None:
 
 
 def test_a_record_the_schema_refuses_is_named_and_the_others_are_written(pytester: pytest.Pytester, metrics: Path) -> None:
-    # A custom scored dimension answering an infinite score for one session: its record cannot
-    # be written; the run says which, fails, and still appends every other session's record.
+    # A custom scored dimension answering a score beyond 64 bits for one session: its record
+    # cannot be written; the run says which, fails, and still appends every other session's record.
     rubric = (
         'Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", "e", '
-        'float("inf") if c.record["session_id"] == "b" else 1), scored=True),))'
+        '2**64 if c.record["session_id"] == "b" else 1), scored=True),))'
     )
     pytester.makeconftest(RUBRIC_PLUGIN.format(rubric=rubric))
     result = pytester.runpytest(
@@ -321,7 +353,7 @@ def test_a_record_the_schema_refuses_is_named_and_the_others_are_written(pyteste
         "--session-eval-model-id", "m", "--session-eval-timestamp", "2026-08-01T00:00:00Z",
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["*NOT WRITTEN *sessions.jsonl:*: the record of session 'b' is invalid: dimensions?0?.score: must be a finite number*"])
+    result.stdout.fnmatch_lines(["*NOT WRITTEN *sessions.jsonl:*: the record of session 'b' is invalid: dimensions?0?.score: must be an integer of at most 64 bits*"])
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
     written = [json.loads(line)["session_id"] for line in (pytester.path / "eval.jsonl").read_text().splitlines()]
     assert written and "b" not in written
@@ -330,9 +362,10 @@ def test_a_record_the_schema_refuses_is_named_and_the_others_are_written(pyteste
 def test_huge_or_infinite_custom_scores_never_crash_the_page_or_the_judge(pytester: pytest.Pytester, metrics: Path) -> None:
     for score, extra, message in (
         ("10**5000", ("--session-eval-html", "page.html"), None),
-        ('float("inf")', ("--session-eval-judge",), "*--session-eval-judge: *sessions.jsonl:*: the record of session * which a judge reads, is invalid: dimensions?0?.score: must be a finite number*"),
+        ("2**64", ("--session-eval-judge",), "*--session-eval-judge: *sessions.jsonl:*: the record of session * which a judge reads, is invalid: dimensions?0?.score: must be an integer of at most 64 bits*"),
+        ('float("inf")', ("--session-eval-judge",), "*--session-eval-rubric: *scorer of 'x' returned*a finite number or None as score*"),
     ):
-        rubric = f'Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", "e", {score}), scored=True),))'
+        rubric = f'Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", "e", {score}), scored=True),), judge_ids=("j",))'
         pytester.makeconftest(RUBRIC_PLUGIN.format(rubric=rubric) + "\ndef pytest_sessioneval_judge(record):\n    return []\n")
         result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-rubric", "mine", *extra)
         assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str() and "Traceback" not in result.stdout.str() + result.stderr.str()
