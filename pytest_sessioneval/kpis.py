@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any, Final
 
 from .sessions import Window
-from .values import SAFE_INTEGER, as_double
+from .values import SAFE_INTEGER, as_double, show
 
-__all__ = ["KPI_NAMES", "extract_kpis", "duration_source"]
+__all__ = ["KPI_NAMES", "extract_kpis", "duration_source", "kpi_notes"]
 
 KPI_NAMES: Final = (
     "duration_seconds",
@@ -47,6 +47,32 @@ def duration_source(record: dict[str, Any], window: Window | None) -> str:
     if window is not None and window.end >= window.start:
         return "derived from the window"
     return "unavailable"
+
+
+# Where each KPI is read in a session record: a top-level field, or one of ``effectiveness``.
+_KPI_FIELDS: Final = (
+    ("duration_seconds", None),
+    ("total_waves", None),
+    ("total_agents", None),
+    ("total_token_input", None),
+    ("total_token_output", None),
+    ("carryover", "effectiveness"),
+)
+
+
+def kpi_notes(record: dict[str, Any]) -> list[str]:
+    """Each KPI field the record holds that is not a non-negative number, named with its value:
+    it was treated as missing (a ``null`` is missing as it is, and gets no note)."""
+    notes = []
+    for name, within in _KPI_FIELDS:
+        container = record.get(within) if within else record
+        if type(container) is not dict or container.get(name) is None:
+            continue
+        value = container[name]
+        if _non_negative(value) is None:
+            label = f"{within}.{name}" if within else name
+            notes.append(f"{label}={show(value)} is not a non-negative number and was treated as missing")
+    return notes
 
 
 def extract_kpis(record: dict[str, Any], window: Window | None) -> dict[str, int | float | None]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from .events import BLOCKED, LOOP_WARNING
-from .kpis import KPI_NAMES, duration_source
+from .kpis import KPI_NAMES, duration_source, kpi_notes
 from .rubric import (
     CANNOT_DETERMINE,
     FAIL,
@@ -161,17 +161,20 @@ def gate_health(context: SessionContext) -> Verdict:
     count, last = context.events.full_gates(context.window)
     where = _window_phrase(context)
     if last is None:
+        notes: list[str] = []
+        total = _number_field(context.record, "total_waves", "total_waves", notes)
         if _no_waves(context.record):
             return Verdict(
                 NOT_APPLICABLE,
-                f"0 full-gate events {where} and no waves ran: housekeeping session, "
-                "no full-gate expected.",
+                _with_notes(
+                    f"0 full-gate events {where} and no waves ran: housekeeping session, no full-gate expected.",
+                    notes,
+                ),
             )
-        total = context.record.get("total_waves")
-        ran = show(total) if is_number(total) else "some"
+        ran = "some" if total is None else show(total)
         return Verdict(
             CANNOT_DETERMINE,
-            f"{ran} wave(s) ran but 0 full-gate events {where}: gate health unknown.",
+            _with_notes(f"{ran} wave(s) ran but 0 full-gate events {where}: gate health unknown.", notes),
         )
     status: Status = PASS if last.passed else FAIL
     return Verdict(
@@ -223,7 +226,7 @@ def efficiency_kpis(context: SessionContext) -> Verdict:
         for name in KPI_NAMES
     )
     source = duration_source(context.record, context.window)
-    return Verdict(NOT_APPLICABLE, f"Reported, not graded: {values} (duration {source}).")
+    return Verdict(NOT_APPLICABLE, _with_notes(f"Reported, not graded: {values} (duration {source}).", kpi_notes(context.record)))
 
 
 _RUBRIC_TEXT: Final = Path(__file__).with_name("rubrics") / "rubric-v1.md"

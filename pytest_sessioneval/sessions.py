@@ -100,7 +100,7 @@ def eligibility(record: dict[str, Any]) -> str | None:
         return None
     return (
         "no evidence of work: status is not 'completed', agent_summary.complete is not a "
-        "number > 0 and effectiveness.completion_rate is absent"
+        "number > 0 and effectiveness.completion_rate is absent or null"
     )
 
 

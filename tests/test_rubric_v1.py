@@ -237,6 +237,35 @@ def test_kpis_are_null_when_missing_or_ill_typed(tmp_path: Path) -> None:
     assert kpis == {"duration_seconds": 3600, "total_waves": 3, "total_agents": None, "token_input": None, "token_output": 10.5, "carryover": 1}
 
 
+def test_ill_typed_kpi_and_wave_fields_are_named_in_the_evidence(tmp_path: Path) -> None:
+    # Treated as missing, and the evidence says so; a null is missing as it is.
+    record = session(
+        "s", duration_seconds="100", total_waves="3", total_agents=-2, total_token_input=None,
+        total_token_output="OUTPUT", effectiveness={"carryover": True}, waves=[{"wave": 1}],
+    )
+    write_jsonl(tmp_path / "sessions.jsonl", [orjson.dumps(record).decode().replace('"OUTPUT"', "1e400")])  # beyond a double
+    (result,) = score_sessions(tmp_path)
+    kpis = result.dimension("efficiency-kpis").evidence
+    assert kpis.endswith(
+        "(duration derived from the window). "
+        'Note: duration_seconds="100" is not a non-negative number and was treated as missing. '
+        'Note: total_waves="3" is not a non-negative number and was treated as missing. '
+        "Note: total_agents=-2 is not a non-negative number and was treated as missing. "
+        "Note: total_token_output=Infinity is not a non-negative number and was treated as missing. "
+        "Note: effectiveness.carryover=true is not a non-negative number and was treated as missing."
+    )
+    gate = result.dimension("gate-health")
+    assert gate.status == "cannot-determine"
+    assert gate.evidence == (
+        "some wave(s) ran but 0 full-gate events in window: gate health unknown. "
+        'Note: total_waves="3" is not a number and was treated as missing.'
+    )
+    clean = session("c", total_waves=2, waves=[{"wave": 1}])
+    write_jsonl(tmp_path / "sessions.jsonl", [clean])
+    (result,) = score_sessions(tmp_path)
+    assert "Note" not in result.dimension("efficiency-kpis").evidence + result.dimension("gate-health").evidence
+
+
 @pytest.mark.parametrize(
     ("record", "scored"),
     [
