@@ -1026,6 +1026,23 @@ def test_cannot_tell_names_a_few_unreadable_lines_and_counts_the_rest(pytester: 
         assert all("(prompts.jsonl:2, prompts.jsonl:3, prompts.jsonl:4 and 2 more; see their checks)" in r for r in reasons)
 
 
+@pytest.mark.parametrize("where", ["envelopes", "decisions"])
+def test_an_id_first_named_on_a_line_that_repeats_a_key_is_still_taken(pytester: pytest.Pytester, where: str) -> None:
+    # Line 1 fails for its repeated key; line 2 then repeats its id, and must say so.
+    if where == "envelopes":
+        first = json.dumps(scenario(id="dup"))[:-1] + ', "id": "dup"}'
+        write(pytester, "prompts.jsonl", first + "\n" + jsonl(scenario(id="dup")))
+        write(pytester, "decisions.jsonl", jsonl(observation("dup")))
+        repeat = "prompts.jsonl::dup[unique-id]"
+    else:
+        write(pytester, "prompts.jsonl", jsonl(scenario(id="dup")))
+        first = json.dumps(observation("dup"))[:-1] + ', "decision": "delegate"}'
+        write(pytester, "decisions.jsonl", first + "\n" + jsonl(observation("dup")))
+        repeat = "decisions.jsonl::dup[unique-id]"
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl")
+    assert outcomes[repeat] == "FAILED"
+    result.stdout.fnmatch_lines(["*:2: * repeats the id of line 1*"])
+
 def test_cannot_tell_names_unsure_lines_in_line_order(pytester: pytest.Pytester) -> None:
     # A record without a valid id (line 2) comes before an unreadable line (3) and after
     # it another record without one (4): the reason names them as the file has them.

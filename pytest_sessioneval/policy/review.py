@@ -143,9 +143,14 @@ _Model = TypeVar("_Model", bound=BaseModel)
 
 
 def _record(model: type[BaseModel], line: int, raw: dict[str, Any], id_field: str) -> Record:
+    return Record(line, raw, check_fields(model, raw), _key(raw, id_field))
+
+
+def _key(raw: dict[str, Any], id_field: str) -> str | None:
+    """The object's id when it is a string that is not blank (a blank id names nothing; its
+    fields check says so)."""
     key = raw.get(id_field)
-    usable = isinstance(key, str) and key.strip() != ""  # a blank id names nothing (its fields check says so)
-    return Record(line, raw, check_fields(model, raw), key if usable else None)
+    return key if isinstance(key, str) and key.strip() != "" else None
 
 
 def _entries(
@@ -411,17 +416,23 @@ class _Subjects:
         return unique_name(self._taken, lambda n: subject + f"@line-{line}" * (n - 1))
 
 
-def _each_record(dataset: _Dataset, named: str, unnamed: str, verdicts: list[Verdict]) -> Iterator[tuple[Record, str, str]]:
+def _each_record(
+    dataset: _Dataset, named: str, unnamed: str, verdicts: list[Verdict], first: dict[str, int]
+) -> Iterator[tuple[Record, str, str]]:
     """``(record, subject, who)`` for each record of ``dataset``, in file order.
 
     On the way, a faulty line's verdict and each record's ``fields`` verdict are
     appended to ``verdicts``. ``who`` names the record in messages: ``named`` and
-    its id (``"case 'x'"``), or ``unnamed`` when it has no usable id.
+    its id (``"case 'x'"``), or ``unnamed`` when it has no usable id. A line that
+    is no record only because it repeats a key still names its id: it goes into
+    ``first`` (id -> first line), so a later record with that id repeats it.
     """
     subjects = _Subjects()
     for entry in dataset.entries:
         if isinstance(entry, LineFault):
             verdicts.append(_fault_verdict(dataset.file, subjects.claim(None, entry.line), entry))
+            if entry.value is not None and (key := _key(entry.value, dataset.id_field)) is not None:
+                first.setdefault(key, entry.line)
             continue
         subject = subjects.claim(entry.key, entry.line)
         who = f"{named} {entry.key!r}" if entry.key else unnamed
@@ -563,7 +574,7 @@ def review_envelope_set(
     file = envelopes.file
     first: dict[str, int] = {}
     verdicts: list[Verdict] = []
-    for entry, subject, who in _each_record(envelopes, "scenario", "the record", verdicts):
+    for entry, subject, who in _each_record(envelopes, "scenario", "the record", verdicts, first):
         for invariant in INVARIANTS:
             if entry.fields.invalid(*invariant.reads):
                 outcome: Outcome = "skipped"
@@ -608,7 +619,7 @@ def review_decision_log(
     if len(unreadable) > NAMED_PROBLEMS:
         unsure += f" and {len(unreadable) - NAMED_PROBLEMS} more"
     verdicts: list[Verdict] = []
-    for entry, subject, who in _each_record(decisions, "observation for scenario", "the observation", verdicts):
+    for entry, subject, who in _each_record(decisions, "observation for scenario", "the observation", verdicts, first):
         where = file.at(entry.line)
         if entry.key is not None:
             verdicts.append(_unique_verdict(
@@ -655,7 +666,7 @@ def review_golden_set(golden: GoldenSet, manifest: ManifestLoad[GoldenManifest])
     first: dict[str, int] = {}
     rules: GoldenManifest = manifest.manifest or DEFAULT_GOLDEN_MANIFEST
     verdicts: list[Verdict] = []
-    for entry, subject, who in _each_record(golden, "case", "the case", verdicts):
+    for entry, subject, who in _each_record(golden, "case", "the case", verdicts, first):
         if entry.key is not None:
             verdicts.append(_unique_verdict(
                 file, subject, entry, who, first, "ids are unique in the golden set, so rename one or remove the repeat"
