@@ -16,6 +16,7 @@ from typing import Annotated, Any, Final, Literal, Union
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     StrictBool,
     StrictFloat,
@@ -105,6 +106,16 @@ def _iso_timestamp(value: str) -> str:
     return value
 
 
+def _schema_version(value: Any) -> Any:
+    """The version as JavaScript's ``!== 1`` reads it: ``1.0`` is 1, ``true`` is no number."""
+    if type(value) is bool:
+        raise ValueError(f"must be {SCHEMA_VERSION}, not {str(value).lower()}")
+    if type(value) is float and value == SCHEMA_VERSION:
+        return SCHEMA_VERSION
+    return value
+
+
+SchemaVersion = Annotated[Literal[1], BeforeValidator(_schema_version)]
 Text = Annotated[StrictStr, AfterValidator(_non_blank)]
 Number = Annotated[Union[StrictInt, StrictFloat], AfterValidator(_finite)]
 Kpi = Annotated[Union[StrictInt, StrictFloat], AfterValidator(_finite), AfterValidator(_non_negative)]
@@ -172,7 +183,7 @@ class DimensionRecord(_Part):
 class EvalRecord(_Part):
     """A ``session-eval`` record, schema_version 1, of the aiat-llm-eval/1.0 standard."""
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: SchemaVersion = SCHEMA_VERSION
     record_kind: Literal["session-eval"]
     run_id: Text
     session_id: Text

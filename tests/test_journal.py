@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import multiprocessing
 import os
@@ -70,7 +71,8 @@ def reference_rules_accept(record: dict[str, Any]) -> bool:
 
     if any(k in record for k in ("overall", "total", "mean", "global_score")):
         return False
-    if record.get("schema_version", 1) != 1 or record.get("record_kind") != "session-eval":
+    version = record.get("schema_version", 1)
+    if type(version) is bool or version != 1 or record.get("record_kind") != "session-eval":  # true !== 1
         return False
     required = ["record_kind", "run_id", "session_id", "standard_version", "rubric_version", "provenance", "model", "harness", "kpis", "dimensions", "anonymized", "timestamp"]
     if any(k not in record for k in required) or not all(text(record[k]) for k in ("run_id", "session_id", "standard_version", "rubric_version", "timestamp")):
@@ -108,6 +110,8 @@ def reference_rules_accept(record: dict[str, Any]) -> bool:
 def test_a_reference_record_validates_here() -> None:
     validate_record(reference_record())
     assert reference_rules_accept(reference_record())
+    for version in (1, 1.0):  # one number in JavaScript, which the reference compares with !== 1
+        assert validate_record(reference_record(schema_version=version)).schema_version == 1
 
 
 @pytest.mark.parametrize(
@@ -120,6 +124,10 @@ def test_a_reference_record_validates_here() -> None:
         (lambda r: r.pop("run_id"), "run_id"),
         (lambda r: r.update(session_id="  "), "session_id"),
         (lambda r: r.update(schema_version=2), "schema_version"),
+        (lambda r: r.update(schema_version=True), "schema_version"),
+        (lambda r: r.update(schema_version=None), "schema_version"),
+        (lambda r: r["dimensions"][0].update(advisory=None), "dimensions[0]"),
+        (lambda r: r["dimensions"][0].update(calibration_status=None), "dimensions[0]"),
         (lambda r: r.update(record_kind="benchmark"), "record_kind"),
         (lambda r: r["provenance"].pop("engine_commit"), "provenance.engine_commit"),
         (lambda r: r["model"].update(source="guess"), "model.source"),
@@ -212,7 +220,7 @@ def test_one_valid_record_per_scored_session(pytester: pytest.Pytester, metrics:
     assert a["model"] == {"id": "claude-opus-4", "source": "self-report"}
     assert a["harness"]["platform"] == "codex" and records[1]["harness"]["platform"] == "unknown"
     assert a["harness"]["host_class"] == "laptop" and records[1]["harness"]["host_class"] is None
-    assert re.fullmatch(r"[0-9a-f]{16}", a["harness"]["hostname_hash"])
+    assert a["harness"]["hostname_hash"] == hashlib.sha256(socket.gethostname().encode()).hexdigest()[:16]
     assert socket.gethostname() not in json.dumps(a)
     assert (a["handle"], a["anonymized"]) == ("team-blue", False)
     assert [d["id"] for d in a["dimensions"]] == ["verification-evidence", "plan-fidelity", "gate-health", "process-safety", "efficiency-kpis"]

@@ -376,6 +376,28 @@ def test_host_class_is_blank_exactly_when_javascript_trims_it_to_nothing(tmp_pat
         assert scored.host_class == (host if kept else None)
 
 
+def test_host_class_is_the_first_usable_one_of_the_starts_stamped_exactly_as_started_at(tmp_path: Path) -> None:
+    # As the reference: the first session.started event, in file order, whose timestamp string
+    # equals started_at and whose host_class is not blank; another spelling of the instant is not it.
+    def started(stamp: str, host: Any) -> dict[str, Any]:
+        return {"event": "orchestrator.session.started", "timestamp": stamp, "host_class": host}
+
+    events = [
+        started("2026-07-20T09:00:00.000Z", "same-instant-other-spelling"),
+        started("2026-07-20T09:00:00Z", " "),
+        started("2026-07-20T09:00:00Z", None),
+        started("2026-07-20T09:00:00Z", "second"),
+        started("2026-07-20T09:00:00Z", "third"),
+    ]
+    for every in (True, False):
+        write_jsonl(tmp_path / "sessions.jsonl", [session("s")])
+        write_jsonl(tmp_path / "events.jsonl", events)
+        (scored,) = score_sessions(tmp_path, check_every_event_line=every)
+        assert scored.host_class == "second"
+        write_jsonl(tmp_path / "events.jsonl", events[:3])
+        (scored,) = score_sessions(tmp_path, check_every_event_line=every)
+        assert scored.host_class is None
+
 @pytest.mark.parametrize("stamp", ["", " ", "\u3000"])
 def test_a_blank_started_at_takes_no_host_class_even_from_an_event_stamped_alike(tmp_path: Path, stamp: str) -> None:
     started = {"event": "orchestrator.session.started", "timestamp": stamp, "host_class": "ci"}
