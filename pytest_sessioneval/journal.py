@@ -108,29 +108,40 @@ def foreign_to_journal(path: Path) -> str | None:
     """Why records must not be appended to the existing file ``path``; ``None`` when they may.
 
     They may go to an empty file, a journal, or a file of other JSON objects (notes);
-    not to sessions or events, nor to a file holding text but no JSON object (a page).
-    Raises ``OSError`` when the file cannot be read.
+    not to sessions, events or policy data (envelopes, decisions), nor to a JSON
+    document spread over lines (a golden set, a manifest), nor to a file holding text
+    but no JSON object (a page). Raises ``OSError`` when the file cannot be read.
     """
     if path.name == SESSIONS_FILE:
         return "a sessions file"
     # An event may name its session too: "event" decides first.
-    named, any_object = _first_named(path, ("record_kind", "event", "session_id"))
-    if named == "session_id":
-        return "it holds session records"
-    if named == "event":
-        return "it holds events"
+    named, any_object = _first_named(path, ("record_kind", *_FOREIGN_KEYS))
+    if named in _FOREIGN_KEYS:
+        return _FOREIGN_KEYS[named]
     if any_object:
         return None
     # No object read whole: fine when empty, or when a line begins like one (a record a
-    # crashed writer left torn, which the append closes); not when it holds other text.
+    # crashed writer left torn, which the append closes); not when it holds other text,
+    # nor when it opens a JSON document over several lines ("[", or "{" alone).
     text = False
     with open(path, "rb") as stream:
         for raw in stream:
             line = raw.strip()
+            if not text and (line.startswith(b"[") or line == b"{"):
+                return "it holds a JSON document over several lines, not one JSON object per line"
             if line.startswith(b"{"):
                 return None
             text = text or bool(line)
     return "it holds no JSON object line" if text else None
+
+
+# What the first object that names one of these keys shows a file to be.
+_FOREIGN_KEYS: Final = {
+    "event": "it holds events",
+    "session_id": "it holds session records",
+    "scenario_id": "it holds policy decisions",
+    "prompt_or_scenario": "it holds policy envelopes",
+}
 
 
 def _json(record: dict[str, Any], *, sort_keys: bool = False) -> bytes:

@@ -857,6 +857,10 @@ def test_notes_in_a_journal_are_no_items_and_are_named_in_the_summary(
         ("<!doctype html><html></html>\n", True),  # a page, say, left at the path given
         ('{"session_id": "x"}\n', True),  # a sessions file of another run
         ('{"event": "orchestrator.wave.started"}\n', True),  # an events file of another run
+        ('{"id": "a", "prompt_or_scenario": "p"}\n', True),  # a policy envelope set
+        ('{"scenario_id": "a", "decision": "delegate"}\n', True),  # policy decisions
+        ('[\n  {\n    "id": "a"\n  }\n]\n', True),  # a golden set: a JSON array over lines
+        ('\n{\n  "min_records": 2\n}\n', True),  # a manifest: an object over lines
         ('{"note": "kept by hand"}\n', False),  # a journal begun with a note
         ('{"record_kind":"session-eval","run_id":"x', False),  # a journal of one record a crash left torn
         ("", False),
