@@ -20,7 +20,7 @@ from typing import Any, Final
 import orjson
 
 from .engine import SESSIONS_FILE
-from .jsonl import InputProblem, iter_objects
+from .jsonl import InputProblem, first_named, iter_objects
 from .record import RECORD_KIND, InvalidRecord, validate_record
 from .values import is_blank
 
@@ -87,21 +87,9 @@ def is_journal(path: Path) -> bool:
     if path.name == SESSIONS_FILE:
         return False
     try:
-        return _first_named(path, ("record_kind", "session_id"))[0] == "record_kind"
+        return first_named(path, ("record_kind", "session_id"))[0] == "record_kind"
     except OSError:
         return False
-
-
-def _first_named(path: Path, keys: tuple[str, ...]) -> tuple[str | None, bool]:
-    """The first of ``keys`` (in that order) named by the first object of the file that names
-    any of them, objects naming none looked past; and whether the file holds an object at all."""
-    seen = False
-    for _, record in iter_objects(path, []):
-        seen = True
-        for key in keys:
-            if key in record:
-                return key, True
-    return None, seen
 
 
 def foreign_to_journal(path: Path) -> str | None:
@@ -115,7 +103,7 @@ def foreign_to_journal(path: Path) -> str | None:
     if path.name == SESSIONS_FILE:
         return "a sessions file"
     # An event may name its session too: "event" decides first.
-    named, any_object = _first_named(path, ("record_kind", *_FOREIGN_KEYS))
+    named, any_object = first_named(path, ("record_kind", *_FOREIGN_KEYS))
     if named in _FOREIGN_KEYS:
         return _FOREIGN_KEYS[named]
     if any_object:

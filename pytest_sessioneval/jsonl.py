@@ -14,7 +14,7 @@ import orjson
 
 from .values import is_blank
 
-__all__ = ["InputProblem", "decode_object", "iter_objects"]
+__all__ = ["InputProblem", "decode_object", "first_named", "iter_objects"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +195,19 @@ def iter_objects(
     """
     for number, _, decoded in iter_lines(path, problems):
         yield number, decoded
+
+
+def first_named(path: Path, keys: tuple[str, ...]) -> tuple[str | None, bool]:
+    """What a JSONL file holds, by its first object that names any of ``keys``: the first of
+    them (in that order) it names, objects naming none looked past; and whether the file
+    holds an object at all. Raises ``OSError`` when the file cannot be read."""
+    seen = False
+    for _, record in iter_objects(path, []):
+        seen = True
+        for key in keys:
+            if key in record:
+                return key, True
+    return None, seen
 
 
 def iter_lines(

@@ -226,10 +226,21 @@ def test_reportinfo_points_at_the_record_line(pytester: pytest.Pytester) -> None
          "ERROR: --policy-decisions: */prompts.jsonl is also given as an envelope set (--policy-eval)"),
         (["--policy-eval", "prompts.jsonl", "--policy-eval", "other", "--policy-manifest", "m.json"],
          "ERROR: --policy-manifest: one manifest cannot serve 2 envelope sets*"),
+        # Another kind of data given as policy data: named, instead of one failed item per line.
+        (["--policy-eval", "sessions.jsonl"], "ERROR: --policy-eval: */sessions.jsonl: holds session records (give them to --session-eval)"),
+        (["--policy-eval", "events.jsonl"], "ERROR: --policy-eval: */events.jsonl: holds orchestrator events, not policy data"),
+        (["--policy-eval", "decisions.jsonl"], "ERROR: --policy-eval: */decisions.jsonl: holds policy decisions (give them to --policy-decisions)"),
+        (["--policy-eval", "golden.json"], "ERROR: --policy-eval: */golden.json: holds a JSON array, not JSON lines*"),
+        (["--policy-eval", "prompts.jsonl", "--policy-decisions", "other/prompts.jsonl"],
+         "ERROR: --policy-decisions: */other/prompts.jsonl: holds policy envelopes (give them to --policy-eval)"),
     ],
 )
 def test_bad_arguments_are_usage_errors(pytester: pytest.Pytester, args: list[str], message: str) -> None:
     write(pytester, "prompts.jsonl", jsonl(scenario()))
+    write(pytester, "sessions.jsonl", '{"note": "a header"}\n{"session_id": "s", "status": "completed"}\n')
+    write(pytester, "events.jsonl", '{"event": "orchestrator.session.started", "session_id": "s"}\n')
+    write(pytester, "decisions.jsonl", jsonl(observation()))
+    write(pytester, "golden.json", '[\n  {"id": "a"}\n]\n')
     write(pytester, "other/prompts.jsonl", jsonl(scenario()))
     write(pytester, "m.json", "{}")
     (pytester.path / "empty-dir").mkdir()

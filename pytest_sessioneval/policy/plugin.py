@@ -30,6 +30,7 @@ from ..options import (
     usage_error,
     wire_safe,
 )
+from ..jsonl import first_named
 from ..reporting import index_teardown_reports
 from .manifest import EnvelopeManifest, GoldenManifest
 from .nodes import PolicyCheckItem, PolicyDataFile
@@ -101,6 +102,34 @@ def pytest_configure(config: pytest.Config) -> None:
     register_wire_safety(config)
 
 
+# What a file given as policy data holds, told by the first object that names one of these
+# keys: envelopes name prompt_or_scenario, decisions scenario_id, and the rest is data of
+# the session plugin.
+_DATA_KINDS: Final = {
+    "prompt_or_scenario": "policy envelopes (give them to --policy-eval)",
+    "scenario_id": "policy decisions (give them to --policy-decisions)",
+    "record_kind": "eval journal records (give them to --session-eval)",
+    "event": "orchestrator events, not policy data",
+    "session_id": "session records (give them to --session-eval)",
+}
+
+
+def _refuse_other_data(flag: str, path: Path, key: str) -> None:
+    """A usage error when the file plainly holds another kind of data than ``flag`` reads
+    (its first identifying object, or a JSON array such as a golden set). A file that is
+    merely broken is checked as given: each of its faults is an item."""
+    try:
+        named, _ = first_named(path, tuple(_DATA_KINDS))
+        with open(path, "rb") as stream:
+            opening = next((line.strip() for line in stream if line.strip()), b"")
+    except OSError:
+        return  # reading it for the checks says why
+    if named is not None and named != key:
+        raise usage_error(flag, f"{path}: holds {_DATA_KINDS[named]}")
+    if named is None and opening.startswith(b"["):
+        raise usage_error(flag, f"{path}: holds a JSON array, not JSON lines (a golden set is named by the manifest's golden_set)")
+
+
 @dataclass(frozen=True)
 class _EnvelopeSource:
     file: DataFile
@@ -157,6 +186,7 @@ class PolicyRun:
                     raise usage_error("--policy-eval", f"{path}: directory holds no {ENVELOPE_FILE}")
                 path = path / ENVELOPE_FILE
             resolved = readable_file("--policy-eval", path)
+            _refuse_other_data("--policy-eval", resolved, "prompt_or_scenario")
             if resolved not in envelope_paths:
                 envelope_paths.append(resolved)
         if manifest is not None:
@@ -172,6 +202,7 @@ class PolicyRun:
             decisions = readable_file("--policy-decisions", decisions)
             if decisions in envelope_paths:
                 raise usage_error("--policy-decisions", f"{decisions} is also given as an envelope set (--policy-eval)")
+            _refuse_other_data("--policy-decisions", decisions, "scenario_id")
             decisions_file = data_file(decisions)
         envelopes = [
             _EnvelopeSource(
