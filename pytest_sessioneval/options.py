@@ -357,29 +357,28 @@ def add_collection_args(config: pytest.Config, files: Sequence[Path], flag: str,
                 "parts of a node id); rename it, or give a symbolic link without them",
             )
         _utf8_path(flag, spelled)
-        config.stash.setdefault(_DATA_FILES, []).append(spelled)
-    if not from_ini:
-        config.stash[_ON_COMMAND_LINE] = True
+        config.stash.setdefault(_DATA_FILES, []).append((spelled, from_ini))
     if not config.pluginmanager.has_plugin(_COLLECTION_ARGS):
         config.pluginmanager.register(_CollectionArgs(), _COLLECTION_ARGS)
 
 
-_DATA_FILES = pytest.StashKey[list[str]]()  # as passed to pytest: relative to the invocation dir
-_ON_COMMAND_LINE = pytest.StashKey[bool]()  # some data was named on the command line
+# Each data file as passed to pytest (relative to the invocation dir), and whether only an
+# ini key names it.
+_DATA_FILES = pytest.StashKey[list[tuple[str, bool]]]()
 _COLLECTION_ARGS = "sessioneval-collection-args"
 
 
 class _CollectionArgs:
     """Sets the paths to collect once every plugin of this package has named its data files.
 
-    - No test path given, data named on the command line: only the data files are collected
-      (not the whole rootdir, nor ``testpaths``).
-    - No test path given, data named by ini keys only: the data files join what pytest
-      collects by default (``testpaths``, or the rootdir), as any part of the test suite.
-    - Test paths given, data named by ini keys only: what was given, as for ``testpaths``;
-      the data files inside a directory given (``pytest .``) are part of it.
-    - Test paths given, none of them a data file, data named on the command line
-      (``pytest tests/ --session-eval m``): both.
+    - Nothing named on the command line (no test path, no data): the data files of the ini
+      file join what pytest collects by default (``testpaths``, or the rootdir), as any part
+      of the test suite.
+    - Data named on the command line: it is collected, alone (not the whole rootdir, nor
+      ``testpaths``) or with the test paths given (``pytest tests/ --session-eval m``).
+    - Either way, once anything is named on the command line, the data files of the ini
+      file count as ``testpaths`` do: they run only where a directory given holds them
+      (``pytest .``), so ``pytest tests/test_x.py`` runs that file alone.
     - A data file or a node id in one given (``pytest ... "m/sessions.jsonl::s[gate-health]"``):
       exactly what was given, as for any test file; no other data file is added.
 
@@ -398,27 +397,25 @@ class _CollectionArgs:
         config = session.config
         start = config.invocation_params.dir
         files = config.stash.get(_DATA_FILES, [])
-        if (
-            not config.option.file_or_dir
-            and config.stash.get(_ON_COMMAND_LINE, False)
-            and config.args == config.stash.get(_DEFAULT_ARGS, None)
-        ):
+        paths_named = bool(config.option.file_or_dir)
+        data_named = not all(from_ini for _, from_ini in files)
+        if not paths_named and data_named and config.args == config.stash.get(_DEFAULT_ARGS, None):
             config.args[:] = []
         present = {os.path.abspath(start / arg.split("::")[0]) for arg in config.args}
-        wanted = {os.path.abspath(start / spelled): spelled for spelled in files}
-        if config.option.file_or_dir and not present.isdisjoint(wanted):
+        wanted = {os.path.abspath(start / spelled): (spelled, from_ini) for spelled, from_ini in files}
+        if paths_named and not present.isdisjoint(wanted):
             return  # the data files to run were named
-        if config.option.file_or_dir and not config.stash.get(_ON_COMMAND_LINE, False):
-            # Data of the ini file is part of the suite, as testpaths are: paths given select
-            # what runs, and hold that data only where they hold its files (``pytest .``).
-            given = [Path(path) for path in present if os.path.isdir(path)]
-            inside = [Path(path) for path in wanted if any(Path(path).is_relative_to(d) for d in given)]
-            self._open_the_way(config, inside)
-            return
-        for path, spelled in wanted.items():
+        given = [Path(path) for path in present if os.path.isdir(path)]
+        way = []
+        for path, (spelled, from_ini) in wanted.items():
+            if from_ini and (paths_named or data_named):  # as testpaths: only inside a directory given
+                if any(Path(path).is_relative_to(directory) for directory in given):
+                    way.append(Path(path))
+                continue
             if path not in present:
                 config.args.append(spelled)
-        self._open_the_way(config, [Path(path) for path in wanted])
+            way.append(Path(path))
+        self._open_the_way(config, way)
 
     def _open_the_way(self, config: pytest.Config, files: list[Path]) -> None:
         """Let collection reach each data file through directories pytest skips (``.orchestrator/``

@@ -374,6 +374,23 @@ def test_session_eval_outputs_never_write_to_policy_data(pytester: pytest.Pytest
     assert {path.name: path.read_bytes() for path in pytester.path.iterdir() if path.is_file()} == before
 
 
+
+def test_ini_session_data_stays_out_when_other_data_or_a_test_is_named(pytester: pytest.Pytester) -> None:
+    # Named in the ini file, session data is part of the suite as testpaths are: data named on
+    # the command line (of the policy plugin too), or a test named, runs without it.
+    write(pytester, "metrics/sessions.jsonl", '{"session_id": "s1", "status": "completed"}\n')
+    write(pytester, "policy/prompts.jsonl", jsonl(scenario()))
+    write(pytester, "tests/test_unit.py", "def test_unit(): pass\n")
+    pytester.makeini("[pytest]\nsession_eval_paths = metrics\n")
+    for args, kinds in (
+        (("--policy-eval", "policy/prompts.jsonl"), {"policy"}),
+        (("tests/test_unit.py::test_unit", "--policy-eval", "policy/prompts.jsonl"), {"policy", "tests"}),
+        (("tests/test_unit.py::test_unit",), {"tests"}),
+        ((), {"metrics", "tests"}),
+    ):
+        _, outcomes = run(pytester, *args)
+        assert {nodeid.split("/")[0] for nodeid in outcomes} == kinds, args
+
 # --- options from the ini file -----------------------------------------------------------------
 
 
