@@ -379,11 +379,16 @@ def judge_items_can_run(config: pytest.Config, rubric: Rubric) -> bool:
     except Exception:  # noqa: BLE001  (SyntaxError, or ParseError before pytest 8.1)
         return False  # pytest stops the run on it after collection, before any item runs
     for status in STATUSES:
-        names = {mark.name for mark in markers_for(status, "", JUDGE, runxfail=config.option.runxfail)}
-        for marks in (names, names | {"xdist_group"}):
-            if compiled.evaluate(lambda name, /, _marks=marks, **kwargs: not kwargs and name in _marks):
-                return True
+        marks = {mark.name for mark in markers_for(status, "", JUDGE, runxfail=config.option.runxfail)}
+        if compiled.evaluate(partial(_marked, marks | {"xdist_group"})):  # every item of a session is grouped
+            return True
     return False
+
+
+def _marked(marks: set[str], name: str, /, **kwargs: object) -> bool:
+    """``-m``'s question to an item carrying ``marks``: is it marked ``name`` (with these
+    arguments, which judge markers never have)?"""
+    return not kwargs and name in marks
 
 
 def _judge_timeout(config: pytest.Config) -> float | None:
