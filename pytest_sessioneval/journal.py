@@ -59,21 +59,19 @@ def read_journal(
     return records
 
 
-_RECORD_SIGNS: Final = ("run_id", "session_id", "dimensions")
-
-
 def is_other_object(value: dict[str, Any]) -> bool:
     """Whether an object of a journal is something else than a session-eval record.
 
-    That is a record of another kind (a string ``record_kind`` other than
-    ``session-eval``), or an object naming neither a kind nor a run, a session or
-    dimensions (a header, a note). An object without ``record_kind`` that names any
-    of those is a damaged record, and so is one whose ``record_kind`` is no string.
+    That is an object naming neither a kind nor a run, a session or dimensions (a
+    header, a note), or a record of another kind (a string ``record_kind`` other than
+    ``session-eval``) that names no session and holds no dimensions. Anything else is a
+    record, damaged when it is invalid: one that lost its ``record_kind``, has one that
+    is no string, or names a session or dimensions under another kind (a typo, say).
     """
     if "record_kind" not in value:
-        return not any(sign in value for sign in _RECORD_SIGNS)
+        return not any(sign in value for sign in ("run_id", "session_id", "dimensions"))
     kind = value["record_kind"]
-    return type(kind) is str and kind != RECORD_KIND
+    return type(kind) is str and kind != RECORD_KIND and "session_id" not in value and "dimensions" not in value
 
 
 def is_journal(path: Path) -> bool:

@@ -826,11 +826,13 @@ def test_reading_a_journal_looks_past_other_objects_but_not_damaged_records(tmp_
         {"run_id": "r9", "session_id": "a"},  # 4: a record that lost its record_kind
         {"record_kind": None, "note": "x"},  # 5: a kind that is no string
         {"dimensions": []},  # 6: part of a record
+        {**reference_record(), "record_kind": "session_eval"},  # 7: a record whose kind is mistyped
+        {"record_kind": "v2", "session_id": "a"},  # 8: another kind naming a session
     ]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     problems: list[Any] = []
     looked_past: list[int] = []
-    assert [line for line, _ in read_journal(path, problems, looked_past)] == [2, 4, 5, 6]
+    assert [line for line, _ in read_journal(path, problems, looked_past)] == [2, 4, 5, 6, 7, 8]
     assert looked_past == [1, 3] and not problems
 
 
