@@ -20,7 +20,7 @@ from typing import Any, Final
 import orjson
 
 from .engine import SESSIONS_FILE
-from .jsonl import InputProblem, first_named, iter_objects
+from .jsonl import InputProblem, first_named, iter_objects, opens_json_document
 from .record import RECORD_KIND, InvalidRecord, validate_record
 from .values import is_blank
 
@@ -100,6 +100,8 @@ def foreign_to_journal(path: Path) -> str | None:
     """
     if path.name == SESSIONS_FILE:
         return "a sessions file"
+    if opens_json_document(path):
+        return "it holds a JSON document over several lines, not one JSON object per line"
     # An event may name its session too: "event" decides first.
     named, any_object = first_named(path, ("record_kind", *_FOREIGN_KEYS))
     if named in _FOREIGN_KEYS:
@@ -107,14 +109,11 @@ def foreign_to_journal(path: Path) -> str | None:
     if any_object:
         return None
     # No object read whole: fine when empty, or when a line begins like one (a record a
-    # crashed writer left torn, which the append closes); not when it holds other text,
-    # nor when it opens a JSON document over several lines ("[", or "{" alone).
+    # crashed writer left torn, which the append closes); not when it holds other text.
     text = False
     with open(path, "rb") as stream:
         for raw in stream:
             line = raw.strip()
-            if not text and (line.startswith(b"[") or line == b"{"):
-                return "it holds a JSON document over several lines, not one JSON object per line"
             if line.startswith(b"{"):
                 return None
             text = text or bool(line)

@@ -14,7 +14,7 @@ import orjson
 
 from .values import is_blank
 
-__all__ = ["InputProblem", "decode_object", "first_named", "iter_objects"]
+__all__ = ["InputProblem", "decode_object", "first_named", "iter_objects", "opens_json_document"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +195,33 @@ def iter_objects(
     """
     for number, _, decoded in iter_lines(path, problems):
         yield number, decoded
+
+
+def opens_json_document(path: Path) -> bool:
+    """Whether the file is one JSON document written over several lines (an array, or an
+    object whose first line does not close it) rather than JSON Lines: its first line that
+    is not blank opens an array, or opens an object that a next line, not beginning
+    another object, continues. (A lone torn object, or one followed by objects, is JSON
+    Lines that a crash damaged.) Raises ``OSError`` when the file cannot be read."""
+    opening: list[bytes] = []
+    with open(path, "rb") as stream:
+        for raw in stream:
+            line = raw.strip().removeprefix(b"\xef\xbb\xbf").strip()
+            if line:
+                opening.append(line)
+                if len(opening) == 2:
+                    break
+    if not opening:
+        return False
+    first = opening[0]
+    if first.startswith(b"["):
+        return True
+    return (
+        first.startswith(b"{")
+        and len(opening) == 2
+        and not opening[1].startswith(b"{")
+        and type(decode_object(first)) is not dict
+    )
 
 
 def first_named(path: Path, keys: tuple[str, ...]) -> tuple[str | None, bool]:

@@ -863,6 +863,9 @@ def test_notes_in_a_journal_are_no_items_and_are_named_in_the_summary(
         ('{"scenario_id": "a", "decision": "delegate"}\n', True),  # policy decisions
         ('[\n  {\n    "id": "a"\n  }\n]\n', True),  # a golden set: a JSON array over lines
         ('\n{\n  "min_records": 2\n}\n', True),  # a manifest: an object over lines
+        ('[\n{"id": "a", "group": "g"},\n{"id": "b", "group": "g"}\n]\n', True),  # a golden set, a case a line
+        ('{"min_records": 2,\n "description": "x"\n}\n', True),  # a manifest opening with a key
+        ('{"record_kind":"session-eval","run_id":"x\n{"note": "after a torn record"}\n', False),
         ('{"note": "kept by hand"}\n', False),  # a journal begun with a note
         ('{"record_kind":"session-eval","run_id":"x', False),  # a journal of one record a crash left torn
         ("", False),

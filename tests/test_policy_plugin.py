@@ -230,7 +230,8 @@ def test_reportinfo_points_at_the_record_line(pytester: pytest.Pytester) -> None
         (["--policy-eval", "sessions.jsonl"], "ERROR: --policy-eval: */sessions.jsonl: holds session records (give them to --session-eval)"),
         (["--policy-eval", "events.jsonl"], "ERROR: --policy-eval: */events.jsonl: holds orchestrator events, not policy data"),
         (["--policy-eval", "decisions.jsonl"], "ERROR: --policy-eval: */decisions.jsonl: holds policy decisions (give them to --policy-decisions)"),
-        (["--policy-eval", "golden.json"], "ERROR: --policy-eval: */golden.json: holds a JSON array, not JSON lines*"),
+        (["--policy-eval", "golden.json"], "ERROR: --policy-eval: */golden.json: holds a JSON document over several lines*"),
+        (["--policy-eval", "compact.json"], "ERROR: --policy-eval: */compact.json: holds a JSON document over several lines*"),
         (["--policy-eval", "prompts.jsonl", "--policy-decisions", "other/prompts.jsonl"],
          "ERROR: --policy-decisions: */other/prompts.jsonl: holds policy envelopes (give them to --policy-eval)"),
     ],
@@ -240,7 +241,8 @@ def test_bad_arguments_are_usage_errors(pytester: pytest.Pytester, args: list[st
     write(pytester, "sessions.jsonl", '{"note": "a header"}\n{"session_id": "s", "status": "completed"}\n')
     write(pytester, "events.jsonl", '{"event": "orchestrator.session.started", "session_id": "s"}\n')
     write(pytester, "decisions.jsonl", jsonl(observation()))
-    write(pytester, "golden.json", '[\n  {"id": "a"}\n]\n')
+    write(pytester, "golden.json", '\ufeff[\n  {"id": "a"}\n]\n')  # with a byte order mark
+    write(pytester, "compact.json", '[\n{"id": "a", "group": "g"},\n{"id": "b", "group": "g"}\n]\n')  # one case a line
     write(pytester, "other/prompts.jsonl", jsonl(scenario()))
     write(pytester, "m.json", "{}")
     (pytester.path / "empty-dir").mkdir()

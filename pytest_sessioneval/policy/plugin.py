@@ -30,7 +30,7 @@ from ..options import (
     usage_error,
     wire_safe,
 )
-from ..jsonl import first_named
+from ..jsonl import first_named, opens_json_document
 from ..reporting import index_teardown_reports
 from .manifest import EnvelopeManifest, GoldenManifest
 from .nodes import PolicyCheckItem, PolicyDataFile
@@ -116,18 +116,22 @@ _DATA_KINDS: Final = {
 
 def _refuse_other_data(flag: str, path: Path, key: str) -> None:
     """A usage error when the file plainly holds another kind of data than ``flag`` reads
-    (its first identifying object, or a JSON array such as a golden set). A file that is
-    merely broken is checked as given: each of its faults is an item."""
+    (its first identifying object tells), or is a JSON document over several lines (a
+    golden set, a manifest). A file that is merely broken is checked as given: each of
+    its faults is an item."""
     try:
-        named, _ = first_named(path, tuple(_DATA_KINDS))
-        with open(path, "rb") as stream:
-            opening = next((line.strip() for line in stream if line.strip()), b"")
+        document = opens_json_document(path)
+        named, _ = (None, False) if document else first_named(path, tuple(_DATA_KINDS))
     except OSError:
         return  # reading it for the checks says why
+    if document:
+        raise usage_error(
+            flag,
+            f"{path}: holds a JSON document over several lines, not JSON lines (a golden set is named by "
+            "the manifest's golden_set, and the manifest sits beside the envelope set)",
+        )
     if named is not None and named != key:
         raise usage_error(flag, f"{path}: holds {_DATA_KINDS[named]}")
-    if named is None and opening.startswith(b"["):
-        raise usage_error(flag, f"{path}: holds a JSON array, not JSON lines (a golden set is named by the manifest's golden_set)")
 
 
 @dataclass(frozen=True)
