@@ -287,10 +287,13 @@ def _refuse_replacing_other_files(path: Path) -> None:
     that happens to be at the path given."""
     try:
         with open(path, "rb") as stream:
-            head = stream.read(1024)
+            head = b""
+            while not head and (chunk := stream.read(1 << 16)):  # its first text, past any whitespace
+                head = chunk.lstrip()
+            head += stream.read(1024)
     except OSError:  # missing (the page is new) or unreadable (writing it says so)
         return
-    if head.strip() and not is_html_page(head):
+    if head and not is_html_page(head):
         raise usage_error(
             "--session-eval-html",
             f"{path}: exists and is not an HTML page; the page replaces only a page (or an empty file): "

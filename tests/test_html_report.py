@@ -453,6 +453,8 @@ def test_the_html_option_needs_a_writable_place(pytester: pytest.Pytester) -> No
     [
         (b'{"record_kind": "session-eval", "run_id": "r1"}\n', False),  # a journal of another run
         (b"2026-08-01 build log\n", False),
+        (b" " * 5000 + b'{"record_kind": "session-eval", "run_id": "r1"}\n', False),  # its text after much whitespace
+        (b"\n" * 3000, True),
         (b"", True),
         (b"\xef\xbb\xbf\n  <!DOCTYPE html>\n<html></html>\n", True),  # a page of an earlier run, say
         (b"<HTML><body>old</body></HTML>", True),
