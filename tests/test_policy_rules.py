@@ -784,6 +784,12 @@ class TestManifestLoad:
             (4, 'm.json:4: the key "x\\udc00y" holds a lone surrogate escape, which is no text; correct it'),
             (3, 'm.json:3: min_records is "two", but it should be a valid integer'),
         )
+        # Within a member, where pydantic took the key for a value of the member.
+        path.write_text('{\n "min_records": 1,\n "quotas": {\n  "\\ud800": 1\n }\n}')
+        load = ManifestLoad.read(EnvelopeManifest, DataFile(path, "m.json"))
+        assert load.problems == (
+            (4, 'm.json:4: the key quotas["\\ud800"] holds a lone surrogate escape, which is no text; correct it'),
+        )
 
 def test_every_check_name_is_in_the_catalogue(tmp_path: Path) -> None:
     """The documented catalogue names every check the review can emit (quota names by pattern)."""

@@ -359,17 +359,20 @@ class ManifestLoad(Generic[_Model]):
                 why = "names no file" if unusable == "missing" else f"names a path that {unusable}"
                 golden_problems.append((line, f"{file.at(line)}: golden_set {golden_set!r} {why} ({show_text(str(golden))})"))
                 golden_set = None
-        # pydantic stops at a key that is no text (a lone surrogate escape) and names no
-        # place: each such key is named here, and the other members are validated.
-        members = document.value
-        for key in [key for key in members if not is_utf8(key)]:
-            line = document.line_of(key)
-            problems.append((line, f"{file.at(line)}: the key {show_path(key, ())} holds a lone surrogate escape, which is no text; correct it"))
-            members = {name: value for name, value in members.items() if name != key}
+        # pydantic stops at a key that is no text (a lone surrogate escape), or takes it for a
+        # value, and names no place: each such key is named here, at any depth, and the
+        # members that are left are validated.
+        bad_keys = _keys_that_are_no_text(document.value)
+        for path in bad_keys:
+            line = _line_of(document, path)
+            problems.append((line, f"{file.at(line)}: the key {show_path(str(path[0]), path[1:])} holds a lone surrogate escape, which is no text; correct it"))
+        members = {name: value for name, value in document.value.items() if is_utf8(name)}
         try:
             manifest = model.model_validate(members)
         except ValidationError as exc:
             for error in exc.errors(include_url=False):
+                if error["type"] == "string_unicode" and any(error["input"] == path[-1] for path in bad_keys):
+                    continue  # that key, named above
                 loc = tuple(error["loc"])
                 line = _line_of(document, loc)
                 what = show_path(str(loc[0]), loc[1:]) if loc else "the manifest"
@@ -393,6 +396,24 @@ class ManifestLoad(Generic[_Model]):
     def golden_path(self) -> Path | None:
         """The golden set an envelope manifest names (valid or not), resolved beside the manifest."""
         return None if self.golden_set is None else self.file.path.parent / self.golden_set
+
+
+def _keys_that_are_no_text(value: Any) -> list[tuple[str | int, ...]]:
+    """The path of every object key, at any depth, that holds a lone surrogate escape (depth
+    first: an object's own keys, then those within its members)."""
+    found: list[tuple[str | int, ...]] = []
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
+    while stack:
+        node, path = stack.pop()
+        if type(node) is dict:
+            children = [(child, (*path, name)) for name, child in node.items()]
+            found += [child_path for _, child_path in children if not is_utf8(child_path[-1])]  # type: ignore[arg-type]
+        elif type(node) is list:
+            children = [(child, (*path, index)) for index, child in enumerate(node)]
+        else:
+            continue
+        stack.extend(reversed(children))
+    return found
 
 
 def _line_of(document: Document, path: Sequence[str | int]) -> int | None:
