@@ -85,7 +85,7 @@ def is_journal(path: Path) -> bool:
     if path.name == SESSIONS_FILE:
         return False
     try:
-        return first_named(path, ("record_kind", "session_id"))[0] == "record_kind"
+        return first_named(path, ("record_kind", "session_id")).key == "record_kind"
     except OSError:
         return False
 
@@ -103,10 +103,10 @@ def foreign_to_journal(path: Path) -> str | None:
     if opens_json_document(path):
         return "it holds a JSON document over several lines, not one JSON object per line"
     # An event may name its session too: "event" decides first.
-    named, any_object = first_named(path, ("record_kind", *_FOREIGN_KEYS))
-    if named in _FOREIGN_KEYS:
-        return _FOREIGN_KEYS[named]
-    if any_object:
+    named = first_named(path, ("record_kind", *_FOREIGN_KEYS))
+    if named.key in _FOREIGN_KEYS:
+        return f"{_FOREIGN_KEYS[named.key]}: line {named.line} names {named.key}"
+    if named.any_object:
         return None
     # No object read whole: fine when empty, or when a line begins like one (a record a
     # crashed writer left torn, which the append closes); not when it holds other text.

@@ -8,13 +8,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from json.decoder import scanstring  # type: ignore[attr-defined]  # the C string reader
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import orjson
 
 from .values import is_blank
 
-__all__ = ["InputProblem", "decode_object", "first_named", "iter_objects", "opens_json_document"]
+__all__ = ["FirstNamed", "InputProblem", "decode_object", "first_named", "iter_objects", "opens_json_document"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,17 +224,26 @@ def opens_json_document(path: Path) -> bool:
     )
 
 
-def first_named(path: Path, keys: tuple[str, ...]) -> tuple[str | None, bool]:
+class FirstNamed(NamedTuple):
+    """A file's first object that names one of some keys: the key, its line; and whether
+    the file holds any object."""
+
+    key: str | None
+    line: int | None
+    any_object: bool
+
+
+def first_named(path: Path, keys: tuple[str, ...]) -> FirstNamed:
     """What a JSONL file holds, by its first object that names any of ``keys``: the first of
-    them (in that order) it names, objects naming none looked past; and whether the file
-    holds an object at all. Raises ``OSError`` when the file cannot be read."""
+    them (in that order) it names, and its line; objects naming none are looked past.
+    Raises ``OSError`` when the file cannot be read."""
     seen = False
-    for _, record in iter_objects(path, []):
+    for number, record in iter_objects(path, []):
         seen = True
         for key in keys:
             if key in record:
-                return key, True
-    return None, seen
+                return FirstNamed(key, number, True)
+    return FirstNamed(None, None, seen)
 
 
 def iter_lines(

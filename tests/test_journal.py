@@ -551,8 +551,8 @@ def test_verify_needs_the_metrics_not_the_journal_twice(pytester: pytest.Pyteste
 @pytest.mark.parametrize(
     ("content", "why"),
     [
-        ('{"session_id": "x", "status": "completed"}\n', "it holds session records"),
-        ('{"event": "orchestrator.session.started", "session_id": "x"}\n', "it holds events"),
+        ('{"note": "a header"}\n{"session_id": "x", "status": "completed"}\n', "it holds session records: line 2 names session_id"),
+        ('{"event": "orchestrator.session.started", "session_id": "x"}\n', "it holds events: line 1 names event"),
         ("<!DOCTYPE html>\n<html></html>\n", "it holds no JSON object line"),
     ],
 )

@@ -227,13 +227,13 @@ def test_reportinfo_points_at_the_record_line(pytester: pytest.Pytester) -> None
         (["--policy-eval", "prompts.jsonl", "--policy-eval", "other", "--policy-manifest", "m.json"],
          "ERROR: --policy-manifest: one manifest cannot serve 2 envelope sets*"),
         # Another kind of data given as policy data: named, instead of one failed item per line.
-        (["--policy-eval", "sessions.jsonl"], "ERROR: --policy-eval: */sessions.jsonl: holds session records (give them to --session-eval)"),
-        (["--policy-eval", "events.jsonl"], "ERROR: --policy-eval: */events.jsonl: holds orchestrator events, not policy data"),
-        (["--policy-eval", "decisions.jsonl"], "ERROR: --policy-eval: */decisions.jsonl: holds policy decisions (give them to --policy-decisions)"),
+        (["--policy-eval", "sessions.jsonl"], "ERROR: --policy-eval: */sessions.jsonl: line 2 names session_id: the file holds session records (give them to --session-eval)"),
+        (["--policy-eval", "events.jsonl"], "ERROR: --policy-eval: */events.jsonl: line 1 names event: the file holds orchestrator events, not policy data"),
+        (["--policy-eval", "decisions.jsonl"], "ERROR: --policy-eval: */decisions.jsonl: line 1 names scenario_id: the file holds policy decisions (give them to --policy-decisions)"),
         (["--policy-eval", "golden.json"], "ERROR: --policy-eval: */golden.json: holds a JSON document over several lines*"),
         (["--policy-eval", "compact.json"], "ERROR: --policy-eval: */compact.json: holds a JSON document over several lines*"),
         (["--policy-eval", "prompts.jsonl", "--policy-decisions", "other/prompts.jsonl"],
-         "ERROR: --policy-decisions: */other/prompts.jsonl: holds policy envelopes (give them to --policy-eval)"),
+         "ERROR: --policy-decisions: */other/prompts.jsonl: line 1 names prompt_or_scenario: the file holds policy envelopes (give them to --policy-eval)"),
     ],
 )
 def test_bad_arguments_are_usage_errors(pytester: pytest.Pytester, args: list[str], message: str) -> None:

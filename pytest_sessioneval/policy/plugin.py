@@ -121,7 +121,7 @@ def _refuse_other_data(flag: str, path: Path, key: str) -> None:
     its faults is an item."""
     try:
         document = opens_json_document(path)
-        named, _ = (None, False) if document else first_named(path, tuple(_DATA_KINDS))
+        named = None if document else first_named(path, tuple(_DATA_KINDS))
     except OSError:
         return  # reading it for the checks says why
     if document:
@@ -130,8 +130,8 @@ def _refuse_other_data(flag: str, path: Path, key: str) -> None:
             f"{path}: holds a JSON document over several lines, not JSON lines (a golden set is named by "
             "the manifest's golden_set, and the manifest sits beside the envelope set)",
         )
-    if named is not None and named != key:
-        raise usage_error(flag, f"{path}: holds {_DATA_KINDS[named]}")
+    if named is not None and named.key is not None and named.key != key:
+        raise usage_error(flag, f"{path}: line {named.line} names {named.key}: the file holds {_DATA_KINDS[named.key]}")
 
 
 @dataclass(frozen=True)
