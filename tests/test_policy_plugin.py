@@ -383,7 +383,7 @@ def test_ini_session_data_stays_out_when_other_data_or_a_test_is_named(pytester:
     write(pytester, "metrics/sessions.jsonl", '{"session_id": "s1", "status": "completed"}\n')
     write(pytester, "policy/prompts.jsonl", jsonl(scenario()))
     write(pytester, "tests/test_unit.py", "def test_unit(): pass\n")
-    pytester.makeini("[pytest]\nsession_eval_paths = metrics\n")
+    pytester.makeini("[pytest]\ntestpaths = tests\nsession_eval_paths = metrics\n")  # (pytest 8 needs testpaths, see usage.md)
     for args, kinds in (
         (("--policy-eval", "policy/prompts.jsonl"), {"policy"}),
         (("tests/test_unit.py::test_unit", "--policy-eval", "policy/prompts.jsonl"), {"policy", "tests"}),
