@@ -193,6 +193,7 @@ class _RecordItem(pytest.Item):
     """An item that stands for one line of a data file."""
 
     line: int
+    wire_safe_texts = True  # its report texts are made wire_safe (options.WireSafeTexts)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -273,12 +273,31 @@ class WireSafeReports:
         return data
 
 
+class WireSafeTexts:
+    """Makes the texts of this package's reports ``wire_safe`` as they are made, so that a
+    run without xdist reports them as xdist carries them: a lone surrogate in a reason or
+    a failure text (a session id in the evidence, say) reads as its escape in both."""
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: Any) -> Any:  # noqa: ARG002
+        report = yield
+        if getattr(item, "wire_safe_texts", False):
+            if isinstance(report.longrepr, (str, tuple)):
+                report.longrepr = wire_safe(report.longrepr)
+            if isinstance(getattr(report, "wasxfail", None), str):
+                report.wasxfail = wire_safe(report.wasxfail)
+        return report
+
+
 _WIRE_SAFETY = "sessioneval-wire-safety"
+_WIRE_SAFE_TEXTS = "sessioneval-wire-safe-texts"
 
 
 def register_wire_safety(config: pytest.Config) -> None:
-    """Register ``WireSafeReports`` once, when pytest-xdist is installed."""
+    """Register ``WireSafeTexts`` once, and ``WireSafeReports`` when pytest-xdist is installed."""
     manager = config.pluginmanager
+    if not manager.has_plugin(_WIRE_SAFE_TEXTS):
+        manager.register(WireSafeTexts(), _WIRE_SAFE_TEXTS)
     if manager.hasplugin("xdist") and not manager.has_plugin(_WIRE_SAFETY):
         manager.register(WireSafeReports(), _WIRE_SAFETY)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
 
@@ -106,6 +107,30 @@ def test_lone_surrogates_in_the_data_travel_to_and_from_xdist_workers(pytester: 
     assert (pytester.path / "r.html").read_text() == serial_page and "Sessions (1)" in serial_page
     spread.stdout.fnmatch_lines(["PASSED m/sessions.jsonl::\\ud800?report-quality?"])
 
+
+
+def test_a_lone_surrogate_in_reported_text_reads_the_same_serially_and_under_xdist(pytester: pytest.Pytester) -> None:
+    # A session id with one overlaps another session: the peer's name lands in reasons and
+    # failure texts, which xdist carries as the escape's text; a serial run writes the same.
+    pytest.importorskip("xdist")
+    window = '"started_at":"2026-07-20T09:00:00Z","completed_at":"2026-07-20T10:00:00Z"'
+    write_raw_lines(
+        pytester.path / "m" / "sessions.jsonl",
+        '{"session_id":"a\\ud800","status":"completed",' + window + ',"total_files_changed":1}',
+        '{"session_id":"b","status":"completed",' + window + ',"agent_summary":{"spiral":2}}',
+    )
+    (pytester.path / "m" / "events.jsonl").write_text('{"event":"orchestrator.wave.started","timestamp":"2026-07-20T09:05:00Z"}\n')
+    texts = {}
+    for name, extra in (("serial", ()), ("spread", ("-n", "2"))):
+        result = pytester.runpytest("--session-eval", "m", f"--junitxml={name}.xml", "-rA", *extra)
+        assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+        cases = ET.parse(pytester.path / f"{name}.xml").getroot().iter("testcase")
+        texts[name] = sorted(
+            (case.get("name"), child.tag, child.get("message"), child.text)
+            for case in cases for child in case if child.tag in ("failure", "skipped")
+        )
+        assert any("overlaps 1 other session (a\\ud800)" in (message or "") for _, _, message, _ in texts[name])
+    assert texts["serial"] == texts["spread"]
 
 def test_the_latest_session_outside_the_date_range_is_said_so(pytester: pytest.Pytester, metrics: Path) -> None:
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-latest", "--session-eval-until", "2000-01-01")

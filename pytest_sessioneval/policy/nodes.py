@@ -40,6 +40,8 @@ class PolicyDataFile(pytest.File):
 class PolicyCheckItem(pytest.Item):
     """One check; its outcome was decided at collection (skips are markers)."""
 
+    wire_safe_texts = True  # its report texts are made wire_safe (options.WireSafeTexts)
+
     def __init__(self, *, verdict: Verdict, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.verdict = verdict
