@@ -177,15 +177,17 @@ def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutco
         # Per run_id only a digest of its first record's canonical form is kept, and the
         # journal is read a line at a time: an append costs memory by the runs the journal
         # holds, not by the size of their records.
-        by_run: dict[str, bytes] = {}
+        by_run: dict[str, tuple[bytes, int]] = {}  # run_id -> (digest, line of its first record)
         rubric_hash: dict[str, tuple[str, int]] = {}  # version -> (sha256, line that bound it)
         for number, stored in iter_objects(path, []):
             run = stored.get("run_id")
-            if isinstance(run, str) and run not in by_run:
+            # A record (damaged ones too, as reading the journal back counts them) holds its
+            # run_id; a note or a record of another kind does not (is_other_object).
+            if isinstance(run, str) and run not in by_run and not is_other_object(stored):
                 try:
-                    by_run[run] = _digest(_canonical(stored))
+                    by_run[run] = (_digest(_canonical(stored)), number)
                 except (TypeError, ValueError, RecursionError):  # an unwritable stored value never equals a new record
-                    by_run[run] = b""
+                    by_run[run] = (b"", number)
             version = stored.get("rubric_version")
             provenance = stored.get("provenance")
             digest = provenance.get("rubric_sha256") if isinstance(provenance, dict) else None
@@ -214,12 +216,14 @@ def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutco
                 outcome.refused.append(f"{run}: cannot be written as JSON ({exc}); not written")
                 continue
             if run in by_run:
-                if by_run[run] == canonical:
+                held, held_at = by_run[run]
+                if held == canonical:
                     outcome.unchanged.append(run)
                 else:
                     outcome.refused.append(
-                        f"{run}: the journal already holds a different record under this run_id; "
-                        "records are append-only and never replaced (use another "
+                        f"{run}: the journal already holds a different record under this run_id "
+                        f"({f'line {held_at}' if held_at else 'a record of this run'}); records are "
+                        "append-only and never replaced (use another "
                         "--session-eval-timestamp for a new evaluation)"
                     )
                 continue
@@ -234,7 +238,7 @@ def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutco
                 )
                 continue
             rubric_hash.setdefault(version, (digest, 0))
-            by_run[run] = canonical
+            by_run[run] = (canonical, 0)  # 0: a record of this run, not yet on a line
             chunks.append(line)
             outcome.written.append(run)
         if outcome.written:

@@ -260,8 +260,24 @@ def test_a_different_record_under_an_existing_run_id_is_refused(pytester: pytest
     (metrics / "sessions.jsonl").write_text(sessions)
     result = journal_run(pytester, metrics, "metrics/sessions.jsonl::a[plan-fidelity]")
     assert result.ret != 0
-    result.stdout.fnmatch_lines(["*REFUSED a-eval-20260801T000000000Z: the journal already holds a different record under this run_id*"])
+    result.stdout.fnmatch_lines(["*REFUSED a-eval-20260801T000000000Z: the journal already holds a different record under this run_id (line 1)*"])
     assert (pytester.path / "eval.jsonl").read_bytes() == before
+
+
+def test_a_note_or_another_kind_under_a_run_id_blocks_no_append(pytester: pytest.Pytester, metrics: Path) -> None:
+    # Only records hold their run_id, as reading the journal back counts them: a note that
+    # names a run does not, and a record whose kind is mistyped (a damaged record) does.
+    notes = [
+        {"record_kind": "note", "run_id": "a-eval-20260801T000000000Z", "text": "rerun after fixing the gate"},
+        {"record_kind": "session-evl", "run_id": "b-eval-20260801T000000000Z", "session_id": "b", "dimensions": []},
+    ]
+    (pytester.path / "eval.jsonl").write_text("".join(json.dumps(note) + "\n" for note in notes))
+    result = journal_run(pytester, metrics)
+    result.stdout.fnmatch_lines([
+        "journal eval.jsonl: 1 record(s) appended, 0 already present",
+        "REFUSED b-eval-20260801T000000000Z: the journal already holds a different record under this run_id (line 2)*",
+    ])
+    assert [line.get("session_id") for line in journal_lines(pytester)] == [None, "b", "a"]
 
 
 def test_a_refused_record_never_hides_an_interrupted_run(pytester: pytest.Pytester, metrics: Path) -> None:
