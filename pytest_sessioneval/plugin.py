@@ -259,8 +259,23 @@ def _refuse_overwriting_inputs(config: pytest.Config, run: SessionEvalRun) -> No
         what = data.get(file_identity(run.html_path)) or journals.get(file_identity(run.html_path))
         if what:
             raise usage_error("--session-eval-html", f"{run.html_path} is {what} of this run; the page would replace it")
+    # The reports other plugins write: one file cannot be two outputs.
+    reports = {file_identity(Path(where)): what for where, what in _other_reports(config)}
+    for path, flag in ((run.journal_path, "--session-eval-journal"), (run.html_path, "--session-eval-html")):
+        if path is not None and file_identity(path) in reports:
+            raise usage_error(flag, f"{path} is also {reports[file_identity(path)]} of this run; give each its own file")
     writes = [(path, flag) for path, flag in ((run.journal_path, "--session-eval-journal"), (run.html_path, "--session-eval-html")) if path is not None]
     claim_files(config, inputs, writes)
+
+
+def _other_reports(config: pytest.Config) -> list[tuple[str, str]]:
+    """The files that pytest's JUnit XML, pytest-json-report and pytest-html write in this run."""
+    option = config.option
+    reports = [(getattr(option, "xmlpath", None), "the JUnit XML report (--junitxml)")]
+    if getattr(option, "json_report", False):
+        reports.append((getattr(option, "json_report_file", None), "the JSON report (--json-report-file)"))
+    reports.append((getattr(option, "htmlpath", None), "the pytest-html report (--html)"))
+    return [(str(Path(config.invocation_params.dir, where)), what) for where, what in reports if isinstance(where, str) and where]
 
 
 def _writable_journal(path: Path) -> Path:

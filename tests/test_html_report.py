@@ -473,6 +473,26 @@ def test_the_page_replaces_only_a_page_or_an_empty_file(pytester: pytest.Pyteste
         result.stderr.fnmatch_lines(["ERROR: --session-eval-html: *out.html: exists and is not an HTML page*"])
         assert (pytester.path / "out.html").read_bytes() == content
 
+
+@pytest.mark.parametrize(
+    ("output", "report", "what"),
+    [
+        ("--session-eval-html", ("--junitxml", "out.xml"), "the JUnit XML report (--junitxml)"),
+        ("--session-eval-html", ("--html", "out.xml"), "the pytest-html report (--html)"),
+        ("--session-eval-journal", ("--json-report", "--json-report-file", "out.xml"), "the JSON report (--json-report-file)"),
+    ],
+)
+def test_an_output_that_is_another_report_of_the_run_is_a_usage_error(
+    pytester: pytest.Pytester, output: str, report: tuple[str, ...], what: str
+) -> None:
+    # One of them would silently replace the other, whichever is written last.
+    pytester.makeini("[pytest]\n")
+    (pytester.path / "sessions.jsonl").write_text('{"session_id": "a", "status": "completed"}\n')
+    result = pytester.runpytest("--session-eval", "sessions.jsonl", output, "out.xml", *report, "--session-eval-model-id", "m")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: {output}: *out.xml is also {what} of this run; give each its own file"])
+    assert not (pytester.path / "out.xml").exists()
+
 def test_weeks_at_the_ends_of_the_calendar_and_decades_apart() -> None:
     statuses = every("pass", efficiency_kpis="not-applicable")
     page = render_report(report((
