@@ -14,6 +14,8 @@ from typing import Final
 
 import pytest
 
+from .options import wire_safe
+
 from .rubric import (
     CANNOT_DETERMINE,
     DETERMINISTIC,
@@ -51,8 +53,10 @@ def markers_for(
     """The outcome markers of an item with this verdict; the evidence is the reason.
 
     ``runxfail``: pytest ignores xfail markers (``--runxfail``); a judge's fail or
-    cannot-determine is then skipped, since advice decides no outcome.
+    cannot-determine is then skipped, since advice decides no outcome. The reason is
+    ``wire_safe``: pytest builds reports from it, which must read the same with xdist.
     """
+    evidence = wire_safe(evidence)
     if method == JUDGE:
         if status == NOT_APPLICABLE:
             return [pytest.mark.judge, pytest.mark.skip(reason=f"not-applicable ({ADVISORY}): {evidence}")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
@@ -109,6 +110,10 @@ def test_lone_surrogates_in_the_data_travel_to_and_from_xdist_workers(pytester: 
 
 
 
+def _lines_not_of_xdist(longrepr: object) -> list[str]:
+    """A json-report longrepr's lines, without the "[gw0] linux -- Python ..." line xdist adds."""
+    return [line for line in str(longrepr or "").strip().splitlines() if not re.match(r"\[gw\d+\] ", line)]
+
 def test_a_lone_surrogate_in_reported_text_reads_the_same_serially_and_under_xdist(pytester: pytest.Pytester) -> None:
     # A session id with one overlaps another session: the peer's name lands in reasons and
     # failure texts, which xdist carries as the escape's text; a serial run writes the same.
@@ -120,9 +125,16 @@ def test_a_lone_surrogate_in_reported_text_reads_the_same_serially_and_under_xdi
         '{"session_id":"b","status":"completed",' + window + ',"agent_summary":{"spiral":2}}',
     )
     (pytester.path / "m" / "events.jsonl").write_text('{"event":"orchestrator.wave.started","timestamp":"2026-07-20T09:05:00Z"}\n')
-    texts = {}
+    (pytester.path / "conftest.py").write_text(  # a judge's advice, xfailed without running
+        "def pytest_sessioneval_judge(record):\n"
+        "    return [{'id': 'report-quality', 'status': 'fail', 'evidence': 'vague \\ud800'}]\n"
+    )
+    texts, longreprs = {}, {}
     for name, extra in (("serial", ()), ("spread", ("-n", "2"))):
-        result = pytester.runpytest("--session-eval", "m", f"--junitxml={name}.xml", "-rA", *extra)
+        result = pytester.runpytest(
+            "--session-eval", "m", "--session-eval-judge", f"--junitxml={name}.xml", "-rA",
+            "--json-report", f"--json-report-file={name}.json", *extra,
+        )
         assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
         cases = ET.parse(pytester.path / f"{name}.xml").getroot().iter("testcase")
         texts[name] = sorted(
@@ -130,7 +142,16 @@ def test_a_lone_surrogate_in_reported_text_reads_the_same_serially_and_under_xdi
             for case in cases for child in case if child.tag in ("failure", "skipped")
         )
         assert any("overlaps 1 other session (a\\ud800)" in (message or "") for _, _, message, _ in texts[name])
+        report = json.loads((pytester.path / f"{name}.json").read_text())
+        longreprs[name] = {  # the lines of the longreprs that quote a verdict naming the surrogate
+            line.strip()
+            for test in report["tests"] for stage in ("setup", "call") if stage in test
+            for line in _lines_not_of_xdist(test[stage].get("longrepr"))
+            if ("advisory" in line or "overlaps" in line) and ("ud800" in line or "\ud800" in line)
+        }
+        assert any("vague \\ud800" in line for line in longreprs[name])
     assert texts["serial"] == texts["spread"]
+    assert longreprs["serial"] == longreprs["spread"]
 
 def test_the_latest_session_outside_the_date_range_is_said_so(pytester: pytest.Pytester, metrics: Path) -> None:
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-latest", "--session-eval-until", "2000-01-01")
