@@ -59,6 +59,7 @@ __all__ = [
     "ADVISORY_HEADING",
     "DOES_NOT_SHOW",
     "ReportData",
+    "first_text",
     "is_html_page",
     "html_text",
     "SessionRow",
@@ -778,8 +779,15 @@ def render_report(report: ReportData) -> str:
     )
 
 
+def first_text(chunk: bytes) -> bytes:
+    """``chunk`` from its first text on: past whitespace and byte order marks."""
+    return chunk.lstrip(_NO_TEXT)
+
+
+_NO_TEXT: Final = b" \t\n\r\x0b\x0c\xef\xbb\xbf"  # whitespace, and the bytes of a UTF-8 byte order mark
+
+
 def is_html_page(head: bytes) -> bool:
     """Whether a file beginning with ``head`` is an HTML document (a page this report, or
     another tool, wrote): its first text is a doctype or an ``<html>`` tag."""
-    text = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
-    return text.startswith((b"<!doctype html", b"<html"))
+    return first_text(head).lower().startswith((b"<!doctype html", b"<html"))

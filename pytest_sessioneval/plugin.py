@@ -28,7 +28,7 @@ from .engine import (
     evaluate,
     resolve_inputs,
 )
-from .html_report import ReportData, SessionRow, is_html_page, write_report
+from .html_report import ReportData, SessionRow, first_text, is_html_page, write_report
 from .journal import JournalError, append_records, foreign_to_journal, is_journal, read_journal
 from .journal_items import JournalFile, StoredJournal
 from .jsonl import NAMED_PROBLEMS
@@ -259,11 +259,15 @@ def _refuse_overwriting_inputs(config: pytest.Config, run: SessionEvalRun) -> No
         what = data.get(file_identity(run.html_path)) or journals.get(file_identity(run.html_path))
         if what:
             raise usage_error("--session-eval-html", f"{run.html_path} is {what} of this run; the page would replace it")
-    # The reports other plugins write: one file cannot be two outputs.
+    # The reports other plugins write: one file cannot be two outputs, nor an input.
     reports = {file_identity(Path(where)): what for where, what in _other_reports(config)}
     for path, flag in ((run.journal_path, "--session-eval-journal"), (run.html_path, "--session-eval-html")):
         if path is not None and file_identity(path) in reports:
             raise usage_error(flag, f"{path} is also {reports[file_identity(path)]} of this run; give each its own file")
+    for identity, report in reports.items():
+        what = data.get(identity) or journals.get(identity)  # (the journal of this run is refused above)
+        if what:
+            raise pytest.UsageError(f"{report} names {what} of this run: writing the report would replace it")
     writes = [(path, flag) for path, flag in ((run.journal_path, "--session-eval-journal"), (run.html_path, "--session-eval-html")) if path is not None]
     claim_files(config, inputs, writes)
 
@@ -275,7 +279,12 @@ def _other_reports(config: pytest.Config) -> list[tuple[str, str]]:
     if getattr(option, "json_report", False):
         reports.append((getattr(option, "json_report_file", None), "the JSON report (--json-report-file)"))
     reports.append((getattr(option, "htmlpath", None), "the pytest-html report (--html)"))
-    return [(str(Path(config.invocation_params.dir, where)), what) for where, what in reports if isinstance(where, str) and where]
+    # Spelled as those plugins read them: with ~ and $VARIABLES expanded.
+    return [
+        (os.path.join(config.invocation_params.dir, os.path.expanduser(os.path.expandvars(where))), what)
+        for where, what in reports
+        if isinstance(where, str) and where
+    ]
 
 
 def _writable_journal(path: Path) -> Path:
@@ -304,7 +313,7 @@ def _refuse_replacing_other_files(path: Path) -> None:
         with open(path, "rb") as stream:
             head = b""
             while not head and (chunk := stream.read(1 << 16)):  # its first text, past any whitespace
-                head = chunk.lstrip()
+                head = first_text(chunk)
             head += stream.read(1024)
     except OSError:  # missing (the page is new) or unreadable (writing it says so)
         return

@@ -455,6 +455,8 @@ def test_the_html_option_needs_a_writable_place(pytester: pytest.Pytester) -> No
         (b"2026-08-01 build log\n", False),
         (b" " * 5000 + b'{"record_kind": "session-eval", "run_id": "r1"}\n', False),  # its text after much whitespace
         (b"\n" * 3000, True),
+        (b"\xef\xbb\xbf" + b" " * 70000 + b"<!DOCTYPE html>\n<html></html>\n", True),  # a mark, then much whitespace
+        (b"\xef\xbb\xbf\x0c<html></html>", True),
         (b"", True),
         (b"\xef\xbb\xbf\n  <!DOCTYPE html>\n<html></html>\n", True),  # a page of an earlier run, say
         (b"<HTML><body>old</body></HTML>", True),
@@ -480,18 +482,30 @@ def test_the_page_replaces_only_a_page_or_an_empty_file(pytester: pytest.Pyteste
         ("--session-eval-html", ("--junitxml", "out.xml"), "the JUnit XML report (--junitxml)"),
         ("--session-eval-html", ("--html", "out.xml"), "the pytest-html report (--html)"),
         ("--session-eval-journal", ("--json-report", "--json-report-file", "out.xml"), "the JSON report (--json-report-file)"),
+        ("--session-eval-html", ("--junitxml", "$REPORTS/out.xml"), "the JUnit XML report (--junitxml)"),  # as pytest expands it
     ],
 )
 def test_an_output_that_is_another_report_of_the_run_is_a_usage_error(
-    pytester: pytest.Pytester, output: str, report: tuple[str, ...], what: str
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, output: str, report: tuple[str, ...], what: str
 ) -> None:
     # One of them would silently replace the other, whichever is written last.
     pytester.makeini("[pytest]\n")
+    monkeypatch.setenv("REPORTS", str(pytester.path))
     (pytester.path / "sessions.jsonl").write_text('{"session_id": "a", "status": "completed"}\n')
     result = pytester.runpytest("--session-eval", "sessions.jsonl", output, "out.xml", *report, "--session-eval-model-id", "m")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: {output}: *out.xml is also {what} of this run; give each its own file"])
     assert not (pytester.path / "out.xml").exists()
+
+
+def test_a_report_of_the_run_at_an_input_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    (pytester.path / "sessions.jsonl").write_text('{"session_id": "a", "status": "completed"}\n')
+    before = (pytester.path / "sessions.jsonl").read_bytes()
+    result = pytester.runpytest("--session-eval", "sessions.jsonl", "--junitxml", "sessions.jsonl")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: the JUnit XML report (--junitxml) names a sessions file of this run*"])
+    assert (pytester.path / "sessions.jsonl").read_bytes() == before
 
 def test_weeks_at_the_ends_of_the_calendar_and_decades_apart() -> None:
     statuses = every("pass", efficiency_kpis="not-applicable")
