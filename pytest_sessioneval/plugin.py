@@ -260,14 +260,16 @@ def _refuse_overwriting_inputs(config: pytest.Config, run: SessionEvalRun) -> No
         if what:
             raise usage_error("--session-eval-html", f"{run.html_path} is {what} of this run; the page would replace it")
     # The reports other plugins write: one file cannot be two outputs, nor an input.
-    reports = {file_identity(Path(where)): what for where, what in _other_reports(config)}
+    reports = {file_identity(Path(where)): (what, where) for where, what in _other_reports(config)}
     for path, flag in ((run.journal_path, "--session-eval-journal"), (run.html_path, "--session-eval-html")):
         if path is not None and file_identity(path) in reports:
-            raise usage_error(flag, f"{path} is also {reports[file_identity(path)]} of this run; give each its own file")
-    for identity, report in reports.items():
+            raise usage_error(flag, f"{path} is also {reports[file_identity(path)][0]} of this run; give each its own file")
+    for identity, (report, where) in reports.items():
         what = data.get(identity) or journals.get(identity)  # (the journal of this run is refused above)
         if what:
-            raise pytest.UsageError(f"{report} names {what} of this run: writing the report would replace it")
+            raise pytest.UsageError(
+                f"{report} {where} is {what} of this run: the report would replace it, or be read as it"
+            )
     writes = [(path, flag) for path, flag in ((run.journal_path, "--session-eval-journal"), (run.html_path, "--session-eval-html")) if path is not None]
     claim_files(config, inputs, writes)
 
@@ -275,14 +277,15 @@ def _refuse_overwriting_inputs(config: pytest.Config, run: SessionEvalRun) -> No
 def _other_reports(config: pytest.Config) -> list[tuple[str, str]]:
     """The files that pytest's JUnit XML, pytest-json-report and pytest-html write in this run."""
     option = config.option
-    reports = [(getattr(option, "xmlpath", None), "the JUnit XML report (--junitxml)")]
+    # Each path as its plugin reads it: JUnit XML and pytest-html expand ~ and $VARIABLES,
+    # pytest-json-report takes the path as written.
+    reports = [(getattr(option, "xmlpath", None), "the JUnit XML report (--junitxml)", True)]
     if getattr(option, "json_report", False):
-        reports.append((getattr(option, "json_report_file", None), "the JSON report (--json-report-file)"))
-    reports.append((getattr(option, "htmlpath", None), "the pytest-html report (--html)"))
-    # Spelled as those plugins read them: with ~ and $VARIABLES expanded.
+        reports.append((getattr(option, "json_report_file", None), "the JSON report (--json-report-file)", False))
+    reports.append((getattr(option, "htmlpath", None), "the pytest-html report (--html)", True))
     return [
-        (os.path.join(config.invocation_params.dir, os.path.expanduser(os.path.expandvars(where))), what)
-        for where, what in reports
+        (os.path.join(config.invocation_params.dir, os.path.expanduser(os.path.expandvars(where)) if expanded else where), what)
+        for where, what, expanded in reports
         if isinstance(where, str) and where
     ]
 

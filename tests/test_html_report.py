@@ -483,6 +483,7 @@ def test_the_page_replaces_only_a_page_or_an_empty_file(pytester: pytest.Pyteste
         ("--session-eval-html", ("--html", "out.xml"), "the pytest-html report (--html)"),
         ("--session-eval-journal", ("--json-report", "--json-report-file", "out.xml"), "the JSON report (--json-report-file)"),
         ("--session-eval-html", ("--junitxml", "$REPORTS/out.xml"), "the JUnit XML report (--junitxml)"),  # as pytest expands it
+        ("--session-eval-html", ("--html", "$REPORTS/out.xml"), "the pytest-html report (--html)"),  # as pytest-html does
     ],
 )
 def test_an_output_that_is_another_report_of_the_run_is_a_usage_error(
@@ -504,8 +505,18 @@ def test_a_report_of_the_run_at_an_input_is_a_usage_error(pytester: pytest.Pytes
     before = (pytester.path / "sessions.jsonl").read_bytes()
     result = pytester.runpytest("--session-eval", "sessions.jsonl", "--junitxml", "sessions.jsonl")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: the JUnit XML report (--junitxml) names a sessions file of this run*"])
+    result.stderr.fnmatch_lines(["ERROR: the JUnit XML report (--junitxml) */sessions.jsonl is a sessions file of this run*"])
     assert (pytester.path / "sessions.jsonl").read_bytes() == before
+
+
+def test_the_json_report_path_is_taken_as_written(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    # pytest-json-report expands nothing: "$X" is a file named so, not the page's path.
+    pytester.makeini("[pytest]\n")
+    monkeypatch.setenv("X", "out.html")
+    (pytester.path / "sessions.jsonl").write_text('{"session_id": "a", "status": "completed"}\n')
+    result = pytester.runpytest("--session-eval", "sessions.jsonl", "--session-eval-html", "out.html", "--json-report", "--json-report-file=$X")
+    assert result.ret == pytest.ExitCode.OK
+    assert (pytester.path / "out.html").read_text().startswith("<!DOCTYPE html>") and (pytester.path / "$X").is_file()
 
 def test_weeks_at_the_ends_of_the_calendar_and_decades_apart() -> None:
     statuses = every("pass", efficiency_kpis="not-applicable")
