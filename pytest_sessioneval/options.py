@@ -247,11 +247,7 @@ def wire_safe(value: Any) -> Any:
     in its strings but UTF-8 cannot carry: they travel as the escape's text.
     """
     if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return value.encode("utf-8", "backslashreplace").decode("utf-8")
-        return value
+        return value if is_utf8(value) else value.encode("utf-8", "backslashreplace").decode("utf-8")
     if isinstance(value, dict):
         return {wire_safe(key): wire_safe(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
@@ -275,17 +271,15 @@ class WireSafeReports:
 
 class WireSafeTexts:
     """Makes the texts of this package's reports ``wire_safe`` as they are made, so that a
-    run without xdist reports them as xdist carries them: a lone surrogate in a reason or
-    a failure text (a session id in the evidence, say) reads as its escape in both."""
+    run without xdist reports them as xdist carries them: a lone surrogate in a failure
+    text or a skip reason (a session id in the evidence, say) reads as its escape in both.
+    (Outcome markers carry ``wire_safe`` reasons already, so xfail reasons need nothing.)"""
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: Any) -> Any:  # noqa: ARG002
         report = yield
-        if getattr(item, "wire_safe_texts", False):
-            if isinstance(report.longrepr, (str, tuple)):
-                report.longrepr = wire_safe(report.longrepr)
-            if isinstance(getattr(report, "wasxfail", None), str):
-                report.wasxfail = wire_safe(report.wasxfail)
+        if getattr(item, "wire_safe_texts", False) and isinstance(report.longrepr, (str, tuple)):
+            report.longrepr = wire_safe(report.longrepr)
         return report
 
 
