@@ -259,10 +259,11 @@ def _refuse_overwriting_inputs(config: pytest.Config, run: SessionEvalRun) -> No
         what = data.get(file_identity(run.html_path)) or journals.get(file_identity(run.html_path))
         if what:
             raise usage_error("--session-eval-html", f"{run.html_path} is {what} of this run; the page would replace it")
+    writes = [(path, flag) for path, flag in ((run.journal_path, "--session-eval-journal"), (run.html_path, "--session-eval-html")) if path is not None]
     # The reports other plugins write: one file cannot be two outputs, nor an input.
     reports = {file_identity(Path(where)): (what, where) for where, what in _other_reports(config)}
-    for path, flag in ((run.journal_path, "--session-eval-journal"), (run.html_path, "--session-eval-html")):
-        if path is not None and file_identity(path) in reports:
+    for path, flag in writes:
+        if file_identity(path) in reports:
             raise usage_error(flag, f"{path} is also {reports[file_identity(path)][0]} of this run; give each its own file")
     for identity, (report, where) in reports.items():
         what = data.get(identity) or journals.get(identity)  # (the journal of this run is refused above)
@@ -270,7 +271,6 @@ def _refuse_overwriting_inputs(config: pytest.Config, run: SessionEvalRun) -> No
             raise pytest.UsageError(
                 f"{report} {where} is {what} of this run: the report would replace it, or be read as it"
             )
-    writes = [(path, flag) for path, flag in ((run.journal_path, "--session-eval-journal"), (run.html_path, "--session-eval-html")) if path is not None]
     claim_files(config, inputs, writes)
 
 
@@ -823,19 +823,15 @@ class SessionEvalRun:
         for message in self.journal_messages:
             terminalreporter.write_line(message, red=message.startswith(("ERROR", "REFUSED")))
 
-
     def _looked_past_lines(self, config: pytest.Config) -> list[str]:
         """Per journal read, the lines that hold other objects than records, counted and the first named."""
-        lines = []
-        for path, journal in self.journals.items():
-            if journal.looked_past:
-                named = ", ".join(map(str, journal.looked_past[:NAMED_PROBLEMS]))
-                more = ", ..." if len(journal.looked_past) > NAMED_PROBLEMS else ""
-                lines.append(
-                    f"{bestrelpath(config.invocation_params.dir, path)}: {len(journal.looked_past)} line(s) holding no "
-                    f"session-eval record (a header, a note, a record of another kind) looked past: line{'s' if len(journal.looked_past) > 1 else ''} {named}{more}"
-                )
-        return lines
+        return [
+            f"{bestrelpath(config.invocation_params.dir, path)}: {len(journal.looked_past)} line(s) holding no "
+            "session-eval record (a header, a note, a record of another kind) looked past: "
+            f"line{'s' if len(journal.looked_past) > 1 else ''} {_first_few([str(line) for line in journal.looked_past[: NAMED_PROBLEMS + 1]])}"
+            for path, journal in self.journals.items()
+            if journal.looked_past
+        ]
 
     def _input_problems_line(self, config: pytest.Config) -> str | None:
         """The unusable input lines, counted and the first ones named: said here too, since
@@ -845,9 +841,14 @@ class SessionEvalRun:
         if not problems:
             return None
         start = config.invocation_params.dir
-        named = ", ".join(f"{bestrelpath(start, Path(p.path))}:{p.line}" for p in problems[:NAMED_PROBLEMS])
-        more = ", ..." if len(problems) > NAMED_PROBLEMS else ""
-        return f"{len(problems)} unusable input line(s) skipped ({named}{more}); each is a SessionEvalInputWarning"
+        named = _first_few([f"{bestrelpath(start, Path(p.path))}:{p.line}" for p in problems[: NAMED_PROBLEMS + 1]])
+        return f"{len(problems)} unusable input line(s) skipped ({named}); each is a SessionEvalInputWarning"
+
+
+def _first_few(names: list[str]) -> str:
+    """The first ``NAMED_PROBLEMS`` names, then ``...`` when there are more (one more name
+    tells): how the summary names lines, however many there are."""
+    return ", ".join(names[:NAMED_PROBLEMS]) + (", ..." if len(names) > NAMED_PROBLEMS else "")
 
 
 def _located(config: pytest.Config, path: Path) -> str:
