@@ -9,17 +9,14 @@ from .values import SAFE_INTEGER, as_double, show
 
 __all__ = ["KPI_NAMES", "extract_kpis", "duration_source", "kpi_notes"]
 
-# Each KPI, in record order, and where it is read in a session record: a top-level field,
-# or one of ``effectiveness``.
-_KPI_FIELDS: Final[dict[str, tuple[str, str | None]]] = {
-    "duration_seconds": ("duration_seconds", None),
-    "total_waves": ("total_waves", None),
-    "total_agents": ("total_agents", None),
-    "token_input": ("total_token_input", None),
-    "token_output": ("total_token_output", None),
-    "carryover": ("carryover", "effectiveness"),
-}
-KPI_NAMES: Final = tuple(_KPI_FIELDS)
+KPI_NAMES: Final = (
+    "duration_seconds",
+    "total_waves",
+    "total_agents",
+    "token_input",
+    "token_output",
+    "carryover",
+)
 
 
 _INFINITY: Final = float("inf")
@@ -52,19 +49,29 @@ def duration_source(record: dict[str, Any], window: Window | None) -> str:
     return "unavailable"
 
 
-def _field(record: dict[str, Any], name: str, within: str | None) -> Any:
-    """The value of a KPI's field (``_KPI_FIELDS``), ``None`` when it is not there."""
-    container = record.get(within) if within else record
-    return container.get(name) if type(container) is dict else None
+# Where each KPI is read in a session record: a top-level field, or one of ``effectiveness``.
+# extract_kpis spells the same reads inline: a loop over this table there cost about 1.2 µs
+# a session (0.29 s against 0.17 s for 100,000 records), on the path every session takes.
+_KPI_FIELDS: Final = (
+    ("duration_seconds", None),
+    ("total_waves", None),
+    ("total_agents", None),
+    ("total_token_input", None),
+    ("total_token_output", None),
+    ("carryover", "effectiveness"),
+)
 
 
 def kpi_notes(record: dict[str, Any]) -> list[str]:
     """Each KPI field the record holds that is not a non-negative number, named with its value:
     it was treated as missing (a ``null`` is missing as it is, and gets no note)."""
     notes = []
-    for name, within in _KPI_FIELDS.values():
-        value = _field(record, name, within)
-        if value is not None and _non_negative(value) is None:
+    for name, within in _KPI_FIELDS:
+        container = record.get(within) if within else record
+        if type(container) is not dict or container.get(name) is None:
+            continue
+        value = container[name]
+        if _non_negative(value) is None:
             label = f"{within}.{name}" if within else name
             notes.append(f"{label}={show(value)} is not a non-negative number and was treated as missing")
     return notes
@@ -76,7 +83,18 @@ def extract_kpis(record: dict[str, Any], window: Window | None) -> dict[str, int
     ``duration_seconds`` is the recorded value, else the window's length rounded
     half up to whole seconds, else ``None``.
     """
-    kpis = {kpi: _non_negative(_field(record, name, within)) for kpi, (name, within) in _KPI_FIELDS.items()}
-    if kpis["duration_seconds"] is None and window is not None and window.end >= window.start:
-        kpis["duration_seconds"] = (window.end - window.start + 500) // 1000
-    return kpis
+    get = record.get
+    duration = _non_negative(get("duration_seconds"))
+    if duration is None and window is not None and window.end >= window.start:
+        duration = (window.end - window.start + 500) // 1000
+    effectiveness = get("effectiveness")
+    return {
+        "duration_seconds": duration,
+        "total_waves": _non_negative(get("total_waves")),
+        "total_agents": _non_negative(get("total_agents")),
+        "token_input": _non_negative(get("total_token_input")),
+        "token_output": _non_negative(get("total_token_output")),
+        "carryover": _non_negative(effectiveness.get("carryover"))
+        if type(effectiveness) is dict
+        else None,
+    }
