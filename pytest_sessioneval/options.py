@@ -35,6 +35,7 @@ __all__ = [
     "readable_file",
     "remember_default_args",
     "runs_no_item",
+    "settle_collection_args",
     "usage_error",
 ]
 
@@ -375,6 +376,14 @@ def add_collection_args(config: pytest.Config, files: Sequence[Path], flag: str,
         config.pluginmanager.register(_CollectionArgs(), _COLLECTION_ARGS)
 
 
+def settle_collection_args(config: pytest.Config) -> None:
+    """Have ``config.args`` name the paths pytest will collect, data files included, now:
+    for a plugin that reads them at session start, whichever runs first."""
+    collection_args = config.pluginmanager.get_plugin(_COLLECTION_ARGS)
+    if collection_args is not None:
+        collection_args.settle(config)
+
+
 # Each data file as passed to pytest (relative to the invocation dir), and whether only an
 # ini key names it.
 _DATA_FILES = pytest.StashKey[list[tuple[str, bool]]]()
@@ -402,12 +411,19 @@ class _CollectionArgs:
     def __init__(self) -> None:
         self._way: set[Path] = set()  # the data files and the directories on their way
         self._closed: list[Path] = []  # the skipped directories opened for a data file
+        self._settled = False
 
     # At session start, not at collection: --fixtures and --fixtures-per-test collect
     # without calling the pytest_collection hook.
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
-        config = session.config
+        self.settle(session.config)
+
+    def settle(self, config: pytest.Config) -> None:
+        """Set ``config.args`` to what is collected; once (see ``settle_collection_args``)."""
+        if self._settled:
+            return
+        self._settled = True
         start = config.invocation_params.dir
         files = config.stash.get(_DATA_FILES, [])
         paths_named = bool(config.option.file_or_dir)

@@ -32,6 +32,7 @@ from .html_report import ReportData, SessionRow, first_text, is_html_page, write
 from .journal import JournalError, append_records, foreign_to_journal, is_journal, read_journal
 from .journal_items import JournalFile, StoredJournal
 from .jsonl import NAMED_PROBLEMS
+from .naming import escape_name
 from .judge import Judge, JudgeContractError, judge_session
 from .nodes import SessionsFile, _RecordItem, plain_node_id, tag_groups, warn_problems
 from .options import (
@@ -398,8 +399,8 @@ def judge_items_can_run(config: pytest.Config, rubric: Rubric) -> bool:
     """Whether ``-m`` can select an item of a judge dimension, whatever its verdict.
 
     Judges are asked before collection (once, also under xdist), so only what is
-    known then counts: the markers a judge item carries. ``-k`` and node ids are
-    not looked at; a judge is asked for every scored session then.
+    known then counts: the markers a judge item carries. ``-k`` is not looked at
+    (node ids are, by ``sessions_node_ids_select``).
     """
     expression = config.option.markexpr
     if not expression or not rubric.judge_ids:
@@ -419,6 +420,41 @@ def _marked(marks: set[str], name: str, /, **kwargs: object) -> bool:
     """``-m``'s question to an item carrying ``marks``: is it marked ``name`` (with these
     arguments, which judge markers never have)?"""
     return not kwargs and name in marks
+
+
+def sessions_node_ids_select(config: pytest.Config, files: list[Path], judge_ids: tuple[str, ...]) -> dict[Path, set[str] | None]:
+    """For each sessions file, the names of the sessions whose judge items the paths and node
+    ids pytest collects can select (``None``: every session's), read as pytest reads them.
+
+    ``pytest "m/sessions.jsonl::s1"`` selects the items of session ``s1`` (its node name,
+    escaped), ``"m/sessions.jsonl::s1[report-quality]"`` one judge item of it, a
+    deterministic item none; the file itself, or a directory holding it, every session;
+    any other path none. With ``--pyargs`` the paths are module names: every session.
+    """
+    if config.option.pyargs:
+        return dict.fromkeys(files)
+    opt.settle_collection_args(config)
+    judge_params = {f"[{escape_name(judge_id)}]" for judge_id in judge_ids}
+    named: dict[Path, set[str] | None] = {file: set() for file in files}
+    start = config.invocation_params.dir
+    for arg in config.args:
+        # As pytest parses a collection argument: the parametrization starts at the first "[".
+        base, bracket, rest = arg.partition("[")
+        spelled, *parts = base.split("::")
+        path = absolute(start / spelled)
+        for file in files:
+            selected = named[file]
+            if selected is None:
+                continue
+            if path != file:
+                if file.is_relative_to(path):  # a directory holding it (or its own path again)
+                    named[file] = None
+                continue
+            if not parts:
+                named[file] = None
+            elif len(parts) == 1 and (not bracket or bracket + rest in judge_params):
+                selected.add(parts[0])  # deeper parts name nothing: an item has no children
+    return named
 
 
 def _judge_timeout(config: pytest.Config) -> float | None:
@@ -625,12 +661,23 @@ class SessionEvalRun:
                 self._judge(session.config)
 
     def _judge(self, config: pytest.Config) -> None:
-        """Add the judges' advisory verdicts to every scored session: asked once per run."""
+        """Add the judges' advisory verdicts to every scored session whose judge items the
+        paths and node ids given can select: asked once per run, by the controller."""
         stored = config.workerinput.get("session_eval_judge") if is_worker(config) else None  # type: ignore[attr-defined]
+        selected = (
+            None if stored is not None
+            else sessions_node_ids_select(config, list(self.evaluations), self.rubric.judge_ids)
+        )
+        asked = passed_over = 0
         for path, evaluation in self.evaluations.items():
+            names = None if selected is None else selected[path]
             for index, entry in enumerate(evaluation.entries):
                 if not isinstance(entry, SessionEvaluation):
                     continue
+                if names is not None and escape_name(entry.session_id) not in names:
+                    passed_over += 1  # no judge item of it is collected: none is asked
+                    continue
+                asked += 1
                 if stored is not None:
                     verdicts = tuple(DimensionVerdict(**v) for v in stored.get(wire_safe(f"{path}\0{entry.session_id}"), ()))
                 else:
@@ -647,6 +694,16 @@ class SessionEvalRun:
                     except JudgeContractError as exc:
                         raise usage_error("--session-eval-judge", str(exc)) from None
                 evaluation.entries[index] = replace(entry, judge=verdicts)
+        if passed_over and not asked:
+            self.journal_messages.append(
+                "judges: not asked, since the paths and node ids given select no judge item; "
+                "sessions carry no judge verdict"
+            )
+        elif passed_over:
+            self.journal_messages.append(
+                f"judges: asked about {asked} of {asked + passed_over} scored session(s); the paths and node ids "
+                "given select no judge item of the others, which carry no judge verdict"
+            )
 
     def judged_for_workers(self) -> dict[str, list[dict[str, Any]]]:
         """The judge verdicts in plain data, handed to xdist workers so judges run once."""

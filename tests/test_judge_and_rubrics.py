@@ -119,6 +119,92 @@ def test_judges_are_asked_only_when_a_judge_item_can_run(
         assert records and all(d["method"] == "deterministic" for r in records for d in r["dimensions"])
 
 
+@pytest.mark.parametrize(
+    ("args", "asked", "outcomes"),
+    [
+        (("metrics/sessions.jsonl::a",), ["a"], {"passed": 5, "skipped": 1, "xfailed": 1}),
+        (("metrics/sessions.jsonl::a[report-quality]",), ["a"], {"xfailed": 1}),
+        (("./metrics/../metrics/sessions.jsonl::b[instruction-adherence]",), ["b"], {}),  # b has no such verdict
+        (("metrics/sessions.jsonl::a[gate-health]",), [], {"passed": 1}),  # a deterministic item alone
+        (("metrics/sessions.jsonl::a[gate-health]", "metrics/sessions.jsonl::b"), ["b"], {"passed": 5, "skipped": 2}),
+        (("metrics/sessions.jsonl::a::x",), [], {}),  # an item has no children: nothing is collected
+        (("metrics/sessions.jsonl",), ["a", "b"], {"passed": 9, "skipped": 3, "xfailed": 1}),
+        (("metrics",), ["a", "b"], {"passed": 9, "skipped": 3, "xfailed": 1}),
+        ((".",), ["a", "b"], {"passed": 10, "skipped": 3, "xfailed": 1}),  # test_other.py too
+        (("metrics", "metrics/sessions.jsonl::a"), ["a", "b"], None),  # what is collected differs from pytest 8.0 to 9
+        (("test_other.py",), [], {"passed": 1}),  # the ini's data is not collected then
+    ],
+)
+def test_node_ids_ask_judges_only_about_the_sessions_whose_judge_items_they_select(
+    pytester: pytest.Pytester, metrics: Path, args: tuple[str, ...], asked: list[str], outcomes: dict[str, int] | None
+) -> None:
+    # A look at one session must not cost a model call for every session of the file.
+    pytester.makeconftest(JUDGE)
+    pytester.makeini("[pytest]\nsession_eval_paths = metrics\nsession_eval_judge = true\n")
+    pytester.makepyfile(test_other="def test_other():\n    pass\n")
+    result = pytester.runpytest("-p", "no:randomly", *args)
+    assert [call["session_id"] for call in calls(pytester)] == asked
+    if outcomes is not None:
+        result.assert_outcomes(**outcomes)
+    if not asked:
+        result.stdout.fnmatch_lines(["judges: not asked, since the paths and node ids given select no judge item*"])
+    elif len(asked) == 1:
+        result.stdout.fnmatch_lines(["judges: asked about 1 of 2 scored session(s); the paths and node ids given*"])
+    else:
+        result.stdout.no_fnmatch_line("judges:*")
+
+
+def test_node_ids_select_judged_sessions_by_their_escaped_names_also_under_xdist(
+    pytester: pytest.Pytester, project_metrics: MetricsWriter
+) -> None:
+    project_metrics(
+        [session(sid, total_files_changed=1) for sid in ("a[1]", "ä::x", "a")],
+        [gate("2026-07-20T09:30:00Z", 0, "full-gate")],
+    )
+    pytester.makeconftest(JUDGE.replace('== "a"', '.startswith("a")'))
+    serial = pytester.runpytest("metrics/sessions.jsonl::a\\x5b1\\x5d", "--session-eval", "metrics", "--session-eval-judge", "-p", "no:randomly", "-v")
+    assert [call["session_id"] for call in calls(pytester)] == ["a[1]"]
+    serial.assert_outcomes(passed=2, skipped=2, xfailed=3)  # three items judged
+    (pytester.path / "judge-calls.jsonl").unlink()
+    for run in (("-n", "2"), ()):
+        result = pytester.runpytest(
+            "metrics/sessions.jsonl::\\xe4:\\x3ax[report-quality]", "--session-eval", "metrics", "--session-eval-judge", "-p", "no:randomly", *run
+        )
+        assert [call["session_id"] for call in calls(pytester)] == ["ä::x"]
+        result.assert_outcomes(skipped=1)
+        (pytester.path / "judge-calls.jsonl").unlink()
+
+
+def test_judged_sessions_are_read_from_the_paths_collected_whichever_plugin_settles_them(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
+    # The plugin that sets the paths to collect may be registered by the policy plugin before
+    # the session plugin registers its run, so that its session start comes later: simulated
+    # here by registering the run again, last. The session plugin reads the paths once they
+    # are set: its data replaces testpaths, and both sessions are judged.
+    pytester.makeconftest(
+        JUDGE
+        + """
+import pytest
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config):
+    run = config.pluginmanager.get_plugin("session-eval-run")
+    config.pluginmanager.unregister(run)
+    config.pluginmanager.register(run, "session-eval-run")
+"""
+    )
+    pytester.makeini("[pytest]\ntestpaths = tests\n")
+    (pytester.path / "tests").mkdir()
+    (pytester.path / "prompts.jsonl").write_bytes((EXAMPLES / "policy" / "prompts.jsonl").read_bytes())
+    result = pytester.runpytest(
+        "--session-eval", "metrics", "--session-eval-judge", "--policy-eval", "prompts.jsonl", "-p", "no:randomly"
+    )
+    assert [call["session_id"] for call in calls(pytester)] == ["a", "b"]
+    result.stdout.no_fnmatch_line("judges:*")
+    assert result.parseoutcomes()["xfailed"] == 1  # a's report-quality
+
+
 def test_the_firewall_stamps_judge_fields_and_records_carry_them_last(pytester: pytest.Pytester, metrics: Path) -> None:
     pytester.makeconftest(JUDGE)
     pytester.runpytest(
