@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _pytest.mark.expression import Expression
 from _pytest.pathlib import bestrelpath
 
 from . import html_extras
@@ -32,7 +31,6 @@ from .html_report import ReportData, SessionRow, first_text, is_html_page, write
 from .journal import JournalError, append_records, foreign_to_journal, is_journal, read_journal
 from .journal_items import JournalFile, StoredJournal
 from .jsonl import NAMED_PROBLEMS
-from .naming import escape_name
 from .judge import Judge, JudgeContractError, judge_session
 from .nodes import SessionsFile, _RecordItem, plain_node_id, tag_groups, warn_problems
 from .options import (
@@ -50,8 +48,8 @@ from .options import (
 )
 from .record import MODEL_SOURCES, STANDARD_VERSION, InvalidRecord, build_record, hostname_hash
 from .reporting import Tally, index_teardown_reports
-from .outcomes import markers_for
-from .rubric import JUDGE, STATUSES, DimensionVerdict, Rubric, RubricError
+from .selection import JudgeSelection
+from .rubric import DimensionVerdict, Rubric, RubricError
 from .rubric_v1 import RUBRIC_V1
 from .timestamps import parse_timestamp_ms
 from .values import JS_WHITESPACE, is_blank
@@ -395,66 +393,10 @@ def _judges(config: pytest.Config) -> list[Judge]:
 _LONGEST_JUDGE_TIMEOUT = 86_400.0
 
 
-def judge_items_can_run(config: pytest.Config, rubric: Rubric) -> bool:
-    """Whether ``-m`` can select an item of a judge dimension, whatever its verdict.
-
-    Judges are asked before collection (once, also under xdist), so only what is
-    known then counts: the markers a judge item carries. ``-k`` is not looked at
-    (node ids are, by ``sessions_node_ids_select``).
-    """
-    expression = config.option.markexpr
-    if not expression or not rubric.judge_ids:
-        return bool(rubric.judge_ids)
-    try:
-        compiled = Expression.compile(expression)
-    except Exception:  # noqa: BLE001  (SyntaxError, or ParseError before pytest 8.1)
-        return False  # pytest stops the run on it after collection, before any item runs
-    for status in STATUSES:
-        marks = {mark.name for mark in markers_for(status, "", JUDGE, runxfail=config.option.runxfail)}
-        if compiled.evaluate(partial(_marked, marks | {"xdist_group"})):  # every item of a session is grouped
-            return True
-    return False
-
-
-def _marked(marks: set[str], name: str, /, **kwargs: object) -> bool:
-    """``-m``'s question to an item carrying ``marks``: is it marked ``name`` (with these
-    arguments, which judge markers never have)?"""
-    return not kwargs and name in marks
-
-
-def sessions_node_ids_select(config: pytest.Config, files: list[Path], judge_ids: tuple[str, ...]) -> dict[Path, set[str] | None]:
-    """For each sessions file, the names of the sessions whose judge items the paths and node
-    ids pytest collects can select (``None``: every session's), read as pytest reads them.
-
-    ``pytest "m/sessions.jsonl::s1"`` selects the items of session ``s1`` (its node name,
-    escaped), ``"m/sessions.jsonl::s1[report-quality]"`` one judge item of it, a
-    deterministic item none; the file itself, or a directory holding it, every session;
-    any other path none. With ``--pyargs`` the paths are module names: every session.
-    """
-    if config.option.pyargs:
-        return dict.fromkeys(files)
-    opt.settle_collection_args(config)
-    judge_params = {f"[{escape_name(judge_id)}]" for judge_id in judge_ids}
-    named: dict[Path, set[str] | None] = {file: set() for file in files}
-    start = config.invocation_params.dir
-    for arg in config.args:
-        # As pytest parses a collection argument: the parametrization starts at the first "[".
-        base, bracket, rest = arg.partition("[")
-        spelled, *parts = base.split("::")
-        path = absolute(start / spelled)
-        for file in files:
-            selected = named[file]
-            if selected is None:
-                continue
-            if path != file:
-                if file.is_relative_to(path):  # a directory holding it (or its own path again)
-                    named[file] = None
-                continue
-            if not parts:
-                named[file] = None
-            elif len(parts) == 1 and (not bracket or bracket + rest in judge_params):
-                selected.add(parts[0])  # deeper parts name nothing: an item has no children
-    return named
+_NO_JUDGE_ASKED = (
+    "judges: not asked, since no judge item runs in this run (--co, or -m, -k or the paths and node ids "
+    "given leaving them out, or a rubric without judge dimensions); sessions carry no judge verdict"
+)
 
 
 def _judge_timeout(config: pytest.Config) -> float | None:
@@ -649,61 +591,60 @@ class SessionEvalRun:
                     f"session id(s) {', '.join(map(repr, outside))}, named by --session-eval-session, started "
                     "outside the selected date range (or their started_at does not parse)",
                 )
-        if self.judges is not None:
-            if self.dry_run or not judge_items_can_run(session.config, self.rubric):
-                # No judge item runs (--co, or -m leaves every one out): none is asked, so
-                # sessions carry no judge verdict, in their items and in the journal alike.
-                self.journal_messages.append(
-                    "judges: not asked, since no judge item runs in this run (--co, -m leaving them out, "
-                    "or a rubric without judge dimensions)"
-                )
-            else:
-                self._judge(session.config)
+        if self.judges is None:
+            return
+        if is_worker(session.config):
+            self._judged_by_the_controller(session.config)
+            return
+        selection = JudgeSelection(session.config, list(self.evaluations), self.rubric.judge_ids, dry_run=self.dry_run)
+        if not selection.any_can_run:
+            # No judge item runs (--co, or -m or -k leaves every one out): none is asked, so
+            # sessions carry no judge verdict, in their items and in the journal alike.
+            self.journal_messages.append(_NO_JUDGE_ASKED)
+            return
+        self._judge(session.config, selection)
 
-    def _judge(self, config: pytest.Config) -> None:
-        """Add the judges' advisory verdicts to every scored session whose judge items the
-        paths and node ids given can select: asked once per run, by the controller."""
-        stored = config.workerinput.get("session_eval_judge") if is_worker(config) else None  # type: ignore[attr-defined]
-        selected = (
-            None if stored is not None
-            else sessions_node_ids_select(config, list(self.evaluations), self.rubric.judge_ids)
-        )
+    def _judge(self, config: pytest.Config, selection: JudgeSelection) -> None:
+        """Add the judges' advisory verdicts to every scored session of which the command line
+        can select a judge item (see ``selection``): asked once per run."""
         asked = passed_over = 0
         for path, evaluation in self.evaluations.items():
-            names = None if selected is None else selected[path]
             for index, entry in enumerate(evaluation.entries):
                 if not isinstance(entry, SessionEvaluation):
                     continue
-                if names is not None and escape_name(entry.session_id) not in names:
-                    passed_over += 1  # no judge item of it is collected: none is asked
+                if not selection.selects(path, entry.session_id):
+                    passed_over += 1  # no judge item of it can run: none is asked
                     continue
                 asked += 1
-                if stored is not None:
-                    verdicts = tuple(DimensionVerdict(**v) for v in stored.get(wire_safe(f"{path}\0{entry.session_id}"), ()))
-                else:
-                    try:
-                        record = self._record(entry)
-                    except InvalidRecord as exc:  # e.g. a custom rubric's infinite score
-                        where = f"{bestrelpath(config.invocation_params.dir, path)}:{entry.line}"
-                        raise usage_error(
-                            "--session-eval-judge",
-                            f"{where}: the record of session {entry.session_id!r}, which a judge reads, is invalid: {exc}",
-                        ) from None
-                    try:
-                        verdicts = judge_session(self.judges or [], record, self.rubric, self.judge_timeout)
-                    except JudgeContractError as exc:
-                        raise usage_error("--session-eval-judge", str(exc)) from None
+                try:
+                    record = self._record(entry)
+                except InvalidRecord as exc:  # e.g. a custom rubric's infinite score
+                    where = f"{bestrelpath(config.invocation_params.dir, path)}:{entry.line}"
+                    raise usage_error(
+                        "--session-eval-judge",
+                        f"{where}: the record of session {entry.session_id!r}, which a judge reads, is invalid: {exc}",
+                    ) from None
+                try:
+                    verdicts = judge_session(self.judges or [], record, self.rubric, self.judge_timeout)
+                except JudgeContractError as exc:
+                    raise usage_error("--session-eval-judge", str(exc)) from None
                 evaluation.entries[index] = replace(entry, judge=verdicts)
         if passed_over and not asked:
-            self.journal_messages.append(
-                "judges: not asked, since the paths and node ids given select no judge item; "
-                "sessions carry no judge verdict"
-            )
+            self.journal_messages.append(_NO_JUDGE_ASKED)
         elif passed_over:
             self.journal_messages.append(
-                f"judges: asked about {asked} of {asked + passed_over} scored session(s); the paths and node ids "
-                "given select no judge item of the others, which carry no judge verdict"
+                f"judges: asked about {asked} of {asked + passed_over} scored session(s); the paths, node ids "
+                "and -k given select no judge item of the others, which carry no judge verdict"
             )
+
+    def _judged_by_the_controller(self, config: pytest.Config) -> None:
+        """On an xdist worker: the judge verdicts the controller got, so that judges run once."""
+        stored = config.workerinput.get("session_eval_judge", {})  # type: ignore[attr-defined]
+        for path, evaluation in self.evaluations.items():
+            for index, entry in enumerate(evaluation.entries):
+                if isinstance(entry, SessionEvaluation):
+                    verdicts = tuple(DimensionVerdict(**v) for v in stored.get(wire_safe(f"{path}\0{entry.session_id}"), ()))
+                    evaluation.entries[index] = replace(entry, judge=verdicts)
 
     def judged_for_workers(self) -> dict[str, list[dict[str, Any]]]:
         """The judge verdicts in plain data, handed to xdist workers so judges run once."""

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import MetricsWriter, gate, session
+from conftest import MetricsWriter, gate, metrics_writer, session
 
 from pytest_sessioneval import RUBRIC_V1, Dimension, Rubric, Verdict, score_sessions
 from pytest_sessioneval.rubric import RubricError
@@ -97,7 +97,10 @@ def test_judge_items_are_advisory_and_never_fail_the_run(pytester: pytest.Pytest
         (("-m", "judge"), True, False),
         (("-m", "xfail or deterministic"), True, True),  # a judge's fail is marked xfail
         (("-m", "not deterministic"), True, False),
-        (("-k", "gate-health"), True, True),  # -k is not known before collection
+        (("-k", "gate-health"), False, True),
+        (("-k", "not judge"), False, True),
+        (("-k", "judge(x=1)"), False, False),  # call parameters: pytest refuses them (a syntax error before pytest 8.1)
+        (("-k", "report"), True, False),
     ],
 )
 def test_judges_are_asked_only_when_a_judge_item_can_run(
@@ -147,9 +150,9 @@ def test_node_ids_ask_judges_only_about_the_sessions_whose_judge_items_they_sele
     if outcomes is not None:
         result.assert_outcomes(**outcomes)
     if not asked:
-        result.stdout.fnmatch_lines(["judges: not asked, since the paths and node ids given select no judge item*"])
+        result.stdout.fnmatch_lines(["judges: not asked, since no judge item runs in this run*"])
     elif len(asked) == 1:
-        result.stdout.fnmatch_lines(["judges: asked about 1 of 2 scored session(s); the paths and node ids given*"])
+        result.stdout.fnmatch_lines(["judges: asked about 1 of 2 scored session(s); the paths, node ids and -k given*"])
     else:
         result.stdout.no_fnmatch_line("judges:*")
 
@@ -173,6 +176,77 @@ def test_node_ids_select_judged_sessions_by_their_escaped_names_also_under_xdist
         assert [call["session_id"] for call in calls(pytester)] == ["ä::x"]
         result.assert_outcomes(skipped=1)
         (pytester.path / "judge-calls.jsonl").unlink()
+
+
+# Which sessions' judge items -k selects, as pytest itself decides it, in a run that asks
+# the judge about every session (no -k): what a run with -k must have asked about.
+K_TRUTH = """
+import json, os
+from _pytest.mark import KeywordMatcher
+from _pytest.mark.expression import Expression
+
+def pytest_collection_modifyitems(config, items):
+    compiled = Expression.compile(os.environ["K_TRUTH"])
+    selected = {
+        item.evaluation.session_id for item in items
+        if item.get_closest_marker("judge") and compiled.evaluate(KeywordMatcher.from_item(item))
+    }
+    with open(os.path.join(os.path.dirname(__file__), "k-truth.json"), "w") as out:
+        json.dump(sorted(selected), out)
+"""
+
+
+def k_truth(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, keywords: str, *args: str) -> list[str]:
+    monkeypatch.setenv("K_TRUTH", keywords)
+    pytester.runpytest(*args, "--session-eval-judge", "-p", "no:randomly")
+    monkeypatch.delenv("K_TRUTH")
+    return json.loads((pytester.path / "k-truth.json").read_text())  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize(
+    ("keywords", "asked"),
+    [
+        ("b", ["b"]),
+        ("a", ["a", "b"]),  # every item's keywords hold an "a": session_eval
+        ("b and report", ["b"]),
+        ("b and not report", ["b"]),  # b[instruction-adherence], had the judge an opinion on it
+        ("b and not judge", []),
+        ("not b and adherence", ["a"]),
+        ("B[INSTRUCTION", ["b"]),  # any case, any part of the item's name
+        ("xfail", ["a", "b"]),  # a judge's fail is marked xfail, whoever the judge fails
+        ("metrics", ["a", "b"]),  # the directory of the file
+        ("not metrics", ["a", "b"]),  # pytest may or may not count a directory: asked
+        ("judgeless", []),
+    ],
+)
+def test_k_asks_judges_only_about_the_sessions_whose_judge_items_it_can_select(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, metrics: Path, keywords: str, asked: list[str]
+) -> None:
+    pytester.makeconftest(JUDGE)
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "-k", keywords, "-p", "no:randomly")
+    assert [call["session_id"] for call in calls(pytester)] == asked
+    assert result.ret != pytest.ExitCode.INTERNAL_ERROR
+    # No judge item that -k selects is missing from the run.
+    (pytester.path / "judge-calls.jsonl").unlink(missing_ok=True)
+    pytester.makeconftest(JUDGE + K_TRUTH)
+    assert set(k_truth(pytester, monkeypatch, keywords, "--session-eval", str(metrics))) <= set(asked)
+
+
+@pytest.mark.parametrize(("keywords", "asked"), [("elsewhere", []), ("metrics", ["a", "b"]), ("not elsewhere", ["a", "b"])])
+def test_k_reads_the_directories_pytest_walks_through_to_data_outside_the_rootdir(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, keywords: str, asked: list[str]
+) -> None:
+    # pytest starts the walk to a file outside the rootdir below the directories they share:
+    # "elsewhere" hangs directly under the session, and is no keyword of the items.
+    pytester.makeini("[pytest]\n")
+    metrics = metrics_writer(pytester.path.parent / f"elsewhere-{pytester.path.name}")(
+        [session("a", total_files_changed=1), session("b", "2026-07-21T09:00:00Z", "2026-07-21T10:00:00Z")], []
+    )
+    pytester.makeconftest(JUDGE)
+    pytester.runpytest(f"--session-eval={metrics}", "--session-eval-judge", "-k", keywords, "-p", "no:randomly")
+    assert [call["session_id"] for call in calls(pytester)] == asked
+    pytester.makeconftest(JUDGE + K_TRUTH)
+    assert k_truth(pytester, monkeypatch, keywords, f"--session-eval={metrics}") == asked
 
 
 def test_judged_sessions_are_read_from_the_paths_collected_whichever_plugin_settles_them(
