@@ -7,8 +7,10 @@ the paths pytest collects.
 
 from __future__ import annotations
 
+import inspect
 import os
 import stat
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +31,7 @@ __all__ = [
     "claim_files",
     "get_option",
     "is_utf8",
+    "issue_warning_at",
     "on_command_line",
     "only_informs",
     "option_value",
@@ -37,6 +40,7 @@ __all__ = [
     "runs_no_item",
     "settle_collection_args",
     "usage_error",
+    "warn_if_ini_file_was_missed",
 ]
 
 
@@ -184,6 +188,76 @@ def only_informs(config: pytest.Config) -> bool:
     """``--help`` or ``--markers``: pytest shows text and runs nothing, so inputs are not checked
     (a stale ini path must not hide the help that explains it)."""
     return bool(getattr(config.option, "help", False) or getattr(config.option, "markers", False))
+
+
+def warn_if_ini_file_was_missed(config: pytest.Config, options: Sequence[Option]) -> None:
+    """Warn when a value given apart from its flag (``--session-eval /data/metrics``) made pytest
+    read another ini file than it would have read without it.
+
+    pytest picks its ini file (and rootdir) before plugin options are known, from what looks
+    like a path on the command line: a value apart from its flag is taken for a test path
+    then. ``--session-eval=/data/metrics`` is not.
+    """
+    words = list(config.invocation_params.args)
+    flags = {option.flag for option in options if option.kind != "bool"}
+    apart = [(flag, value) for flag, value in zip(words, words[1:]) if flag in flags and not value.startswith("-")]
+    if not apart:
+        return
+    try:  # pytest's own (private) lookup, asked as it was asked, and without the values apart
+        from _pytest.config.findpaths import determine_setup
+
+        accepted = inspect.signature(determine_setup).parameters
+        given = {
+            "inifile": config.option.inifilename,
+            "override_ini": config.option.override_ini,
+            "rootdir_cmd_arg": config.option.rootdir or None,
+            "invocation_dir": config.invocation_params.dir,
+        }
+        asked = {name: value for name, value in given.items() if name in accepted}
+        paths = [str(path) for path in config.option.file_or_dir or ()]
+        with_values = determine_setup(args=[*paths, *(value for _, value in apart)], **asked)[1]
+        without_values = determine_setup(args=paths, **asked)[1]
+    except Exception:  # noqa: BLE001  a pytest that looks elsewhere: no warning rather than a wrong one
+        return
+    if with_values == config.inipath and without_values is not None and without_values != config.inipath:
+        flag, value = apart[0]
+        issue_warning_at(
+            config,
+            pytest.PytestConfigWarning(
+                f"{flag} {value}: pytest took {value} for a test path when it looked for its ini file, "
+                f"and so read {config.inipath or 'no ini file'} instead of this one; write {flag}={value}"
+            ),
+            str(without_values),
+            1,
+        )
+
+
+try:  # pytest's own (private) helper; without it the warnings are shown, only unfiltered
+    from _pytest.config import apply_warning_filters as _apply_warning_filters
+except ImportError:  # pragma: no cover - a future pytest
+    _apply_warning_filters = None  # type: ignore[assignment]
+
+
+def issue_warning_at(config: pytest.Config, warning: Warning, filename: str, lineno: int) -> None:
+    """Issue ``warning`` located at a file's line, as pytest issues configure-time warnings.
+
+    pytest's own ``Config.issue_config_time_warning`` locates a warning at the
+    caller's frame; this one is located at the line of the data (or ini file) it is about.
+    """
+    if config.pluginmanager.is_blocked("warnings"):
+        return
+    with warnings.catch_warnings(record=True) as records:
+        warnings.simplefilter("always", type(warning))
+        if _apply_warning_filters is not None:  # -W and filterwarnings, as pytest applies them
+            _apply_warning_filters(config.getini("filterwarnings"), config.known_args_namespace.pythonwarnings or [])
+        try:
+            warnings.warn_explicit(warning, type(warning), filename, lineno)
+        except Warning as exc:  # -W error (or a filterwarnings "error" entry) made it an error
+            raise pytest.UsageError(f"{exc} (a warning made an error by -W or filterwarnings)") from None
+    for record in records:
+        config.hook.pytest_warning_recorded.call_historic(
+            kwargs={"warning_message": record, "when": "config", "nodeid": "", "location": None}
+        )
 
 
 def runs_no_item(config: pytest.Config) -> bool:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import inspect
 import os
 import socket
-import warnings
 from dataclasses import asdict, replace
 from datetime import datetime, timezone
 from functools import partial
@@ -147,6 +146,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", "xdist_group(name): group items on one pytest-xdist worker")
     if opt.only_informs(config):
         return
+    if not is_worker(config):
+        opt.warn_if_ini_file_was_missed(config, opt.OPTIONS)
     paths = _option(config, "--session-eval")
     verify = _option(config, "--session-eval-verify")
     if not paths and not verify:
@@ -453,34 +454,6 @@ def _record_model(config: pytest.Config, required: bool) -> dict[str, str]:
     return {"id": model_id, "source": source}
 
 
-try:  # pytest's own (private) helper; without it the warnings are shown, only unfiltered
-    from _pytest.config import apply_warning_filters as _apply_warning_filters
-except ImportError:  # pragma: no cover - a future pytest
-    _apply_warning_filters = None  # type: ignore[assignment]
-
-
-def _issue_input_warning(config: pytest.Config, warning: Warning, filename: str, lineno: int) -> None:
-    """Issue ``warning`` located at a data file's line, as pytest issues configure-time warnings.
-
-    pytest's own ``Config.issue_config_time_warning`` locates a warning at the
-    caller's frame; this one is located at the input line it is about.
-    """
-    if config.pluginmanager.is_blocked("warnings"):
-        return
-    with warnings.catch_warnings(record=True) as records:
-        warnings.simplefilter("always", type(warning))
-        if _apply_warning_filters is not None:  # -W and filterwarnings, as pytest applies them
-            _apply_warning_filters(config.getini("filterwarnings"), config.known_args_namespace.pythonwarnings or [])
-        try:
-            warnings.warn_explicit(warning, type(warning), filename, lineno)
-        except Warning as exc:  # -W error (or a filterwarnings "error" entry) made it an error
-            raise pytest.UsageError(f"{exc} (an input warning made an error by -W or filterwarnings)") from None
-    for record in records:
-        config.hook.pytest_warning_recorded.call_historic(
-            kwargs={"warning_message": record, "when": "config", "nodeid": "", "location": None}
-        )
-
-
 class _XdistBridge:
     """What the controller and its workers exchange beyond pytest-xdist's own: the eval
     timestamp (the clock is read once per run) and judge verdicts go out; grouped items
@@ -688,7 +661,7 @@ class SessionEvalRun:
         if is_worker(config):
             return
         start = config.invocation_params.dir
-        warn = partial(_issue_input_warning, config)
+        warn = partial(opt.issue_warning_at, config)
         for evaluation in self.evaluations.values():
             warn_problems(evaluation.problems, start, warn)
         for journal in self.journals.values():

@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from conftest import NOISY_TEARDOWN, MetricsWriter, gate, metrics_writer, session
 
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
 
 @pytest.fixture
 def write_metrics(project_metrics: MetricsWriter) -> MetricsWriter:
@@ -252,6 +254,35 @@ def test_data_named_in_the_ini_file_joins_the_test_suite(pytester: pytest.Pytest
     assert sorted(collected(".")) == sorted(everything)
 
 
+def test_a_value_apart_from_its_flag_that_made_pytest_miss_the_ini_file_is_warned_about(pytester: pytest.Pytester) -> None:
+    # pytest picks its ini file before plugin options are known: data outside the project given
+    # apart from its flag is taken for a test path then, and the project's ini file goes unread.
+    outside = metrics_writer(pytester.path.parent / f"data-{pytester.path.name}")([session("a")], [])
+    (outside.parent / "prompts.jsonl").write_bytes((EXAMPLES / "policy" / "prompts.jsonl").read_bytes())
+    project = pytester.mkdir("project")
+    (project / "pytest.ini").write_text("[pytest]\nsession_eval_journal = eval.jsonl\nsession_eval_model_id = m\n")
+    (project / "metrics").mkdir()
+    (project / "metrics" / "sessions.jsonl").write_text(json.dumps(session("b")) + "\n")
+    os.chdir(project)
+    missed = pytester.runpytest("--session-eval", str(outside), "-p", "no:randomly")
+    missed.stdout.fnmatch_lines(
+        [f"*pytest.ini:1: PytestConfigWarning: --session-eval {outside}: pytest took {outside} for a test path when "
+         f"it looked for its ini file, and so read no ini file instead of this one; write --session-eval={outside}"]
+    )
+    assert not (project / "eval.jsonl").exists()  # what the warning is about
+    policy = pytester.runpytest("--policy-eval", str(outside.parent / "prompts.jsonl"), "-p", "no:randomly")
+    policy.stdout.fnmatch_lines(["*PytestConfigWarning: --policy-eval *: pytest took * write --policy-eval=*"])
+    # Written with "=", or data inside the project (the same ini file either way): no warning.
+    for args in ([f"--session-eval={outside}"], ["--session-eval", "metrics"], ["--session-eval", str(project / "metrics")]):
+        result = pytester.runpytest(*args, "-p", "no:randomly")
+        result.stdout.no_fnmatch_line("*PytestConfigWarning*")
+        result.stdout.fnmatch_lines(["journal eval.jsonl: 1 record(s) appended*"])
+    # Nor where no ini file would be read without the value: it finds the data's own project.
+    (outside.parent / "pytest.ini").write_text("[pytest]\n")
+    os.chdir(pytester.path)
+    pytester.runpytest("--session-eval", str(outside), "-p", "no:randomly").stdout.no_fnmatch_line("*PytestConfigWarning*")
+
+
 def test_data_in_a_hidden_directory_is_collected_with_the_directory_around_it(pytester: pytest.Pytester) -> None:
     if pytest.version_tuple < (9,):
         pytest.skip("pytest 8 collects only the named file when a directory holding it is given too (see usage.md)")
@@ -471,7 +502,7 @@ def test_warnings_as_errors_make_a_bad_line_a_usage_error_naming_it(pytester: py
     for extra in ((), ("-n", "2")):
         result = pytester.runpytest("--session-eval", str(clean), "--session-eval", str(metrics), "-W", "error", *extra)
         assert result.ret == pytest.ExitCode.USAGE_ERROR
-        result.stderr.fnmatch_lines(["ERROR: metrics/sessions.jsonl:2: not valid JSON*(an input warning made an error by -W or filterwarnings)"])
+        result.stderr.fnmatch_lines(["ERROR: metrics/sessions.jsonl:2: not valid JSON*(a warning made an error by -W or filterwarnings)"])
         assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
 
 

@@ -28,13 +28,14 @@ from ..options import (
     remember_default_args,
     runs_no_item,
     usage_error,
+    warn_if_ini_file_was_missed,
     wire_safe,
 )
 from ..jsonl import first_named, opens_json_document
 from ..reporting import index_teardown_reports
 from .manifest import EnvelopeManifest, GoldenManifest
 from .nodes import PolicyCheckItem, PolicyDataFile
-from .options import add_options, get_option, on_command_line
+from .options import OPTIONS, add_options, get_option, on_command_line
 from .review import (
     DataFile,
     DecisionLog,
@@ -86,6 +87,8 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     if RUN_KEY in config.stash or only_informs(config):
         return
+    if not is_worker(config):
+        warn_if_ini_file_was_missed(config, OPTIONS)
     paths: list[Path] = get_option(config, "--policy-eval")
     manifest: Path | None = get_option(config, "--policy-manifest")
     decisions: Path | None = get_option(config, "--policy-decisions")
