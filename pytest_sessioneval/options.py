@@ -36,6 +36,7 @@ __all__ = [
     "only_informs",
     "option_value",
     "readable_file",
+    "refuse_without_skipping",
     "remember_default_args",
     "runs_no_item",
     "settle_collection_args",
@@ -257,6 +258,17 @@ def issue_warning_at(config: pytest.Config, warning: Warning, filename: str, lin
     for record in records:
         config.hook.pytest_warning_recorded.call_historic(
             kwargs={"warning_message": record, "when": "config", "nodeid": "", "location": None}
+        )
+
+
+def refuse_without_skipping(config: pytest.Config, flag: str) -> None:
+    """A usage error under ``-p no:skipping``: outcomes of this package's items are skips and
+    xfails by marker, which pytest's skipping plugin carries out; without it they would pass."""
+    if config.pluginmanager.is_blocked("skipping"):
+        raise usage_error(
+            flag,
+            "needs pytest's skipping plugin, which -p no:skipping turns off: the skipped and xfailed "
+            "outcomes of its items are markers that plugin carries out (without it they would pass)",
         )
 
 

@@ -152,6 +152,7 @@ def pytest_configure(config: pytest.Config) -> None:
     verify = _option(config, "--session-eval-verify")
     if not paths and not verify:
         return
+    opt.refuse_without_skipping(config, "--session-eval-verify" if verify and not paths else "--session-eval")
     if verify and not paths:
         raise usage_error("--session-eval-verify", "needs --session-eval to name the metrics to re-score")
     journals = [p for p in paths if path_kind("--session-eval", p) == "file" and is_journal(p)]

@@ -4,10 +4,11 @@ Judges are asked before collection (once per run; under pytest-xdist by the cont
 which never collects), so a session is asked about only when the paths and node ids,
 ``-m`` and ``-k`` given can select one of its judge items, whatever verdict the judge
 gives. Each is read as pytest reads it, from what is known then: the node names, the
-markers and the keywords this plugin gives a judge item. Markers or keywords that a
-conftest adds during collection are not known; where a name may or may not be part of
-an item's keywords (the directories pytest walks through), the answer is yes whenever
-some reading of it selects the item.
+markers and the keywords this plugin gives a judge item. What is not known then counts
+as either answer, and a judge is asked when some answer selects the item: the reason of
+an outcome marker (the judge's evidence), and the directories pytest walks through when
+more than one way leads to the file. Markers or keywords that a conftest adds during
+collection are not known at all.
 """
 
 from __future__ import annotations
@@ -15,20 +16,24 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
+from typing import Final
 
 import pytest
 from _pytest.mark.expression import Expression
+from _pytest.mark.structures import Mark
 
 from .naming import escape_name
-from .nodes import ITEM_KEYWORD
+from .nodes import ITEM_KEYWORD, group_name
 from .options import absolute, settle_collection_args
 from .outcomes import markers_for
 from .rubric import JUDGE, STATUSES
 
 __all__ = ["JudgeSelection"]
 
-# Every item of a session carries this marker (its xdist group).
-_GROUP_MARKER = "xdist_group"
+# An outcome marker's argument that holds the judge's evidence, unknown before it is asked.
+_UNKNOWN_ARGUMENT: Final = "reason"
+# Readings of unknown names tried per item before giving up, and asking.
+_MOST_OPEN_NAMES: Final = 12
 
 
 class JudgeSelection:
@@ -36,19 +41,22 @@ class JudgeSelection:
 
     def __init__(self, config: pytest.Config, files: list[Path], judge_ids: tuple[str, ...], *, dry_run: bool) -> None:
         self._judge_names = [escape_name(judge_id) for judge_id in judge_ids]
-        # The marker names a judge item can carry, one set per outcome, that -m can select.
-        marker_sets = {
-            frozenset({mark.name for mark in markers_for(status, "", JUDGE, runxfail=config.option.runxfail)} | {_GROUP_MARKER})
-            for status in STATUSES
-        }
-        expression = config.option.markexpr
-        if expression:
-            compiled = _compiled(expression)
-            marker_sets = {marks for marks in marker_sets if compiled is not None and compiled.evaluate(partial(_marked, marks))}
-        self._marker_sets = sorted(marker_sets, key=sorted)
-        keywords = config.option.keyword.lstrip()
+        # The outcome markers a judge item can carry, one list per distinct outcome.
+        runxfail = getattr(config.option, "runxfail", False)
+        outcomes: dict[str, list[Mark]] = {}
+        for status in STATUSES:
+            marks = [decorator.mark for decorator in markers_for(status, "", JUDGE, runxfail=runxfail)]
+            known = [(mark.name, mark.args, sorted((k, v) for k, v in mark.kwargs.items() if k != _UNKNOWN_ARGUMENT)) for mark in marks]
+            outcomes.setdefault(repr(known), marks)  # a fail and a cannot-determine differ by their reason alone
+        self._outcomes = list(outcomes.values())
+        markers, keywords = config.option.markexpr, config.option.keyword.lstrip()
+        self._markers = _compiled(markers) if markers else None
         self._keywords = _compiled(keywords) if keywords else None
-        self.any_can_run = bool(judge_ids) and not dry_run and bool(self._marker_sets) and (not keywords or self._keywords is not None)
+        # An expression pytest refuses stops the run after collection, before any item runs.
+        self.any_can_run = (
+            bool(judge_ids) and not dry_run and (not markers or self._markers is not None)
+            and (not keywords or self._keywords is not None)
+        )
         judge_params = {f"[{escape_name(judge_id)}]" for judge_id in judge_ids}
         self._files = {file: _CollectedFile(config, file, judge_params) for file in files} if self.any_can_run else {}
 
@@ -60,13 +68,19 @@ class JudgeSelection:
         name = escape_name(session_id)
         if collected.sessions is not None and name not in collected.sessions:
             return False
-        if self._keywords is None:
+        if self._markers is None and self._keywords is None:
             return True
+        group = pytest.mark.xdist_group(name=group_name(session_id)).mark  # every item of the session
         for judge_name in self._judge_names:
-            for marks in self._marker_sets:
-                sure = [f"{name}[{judge_name}]".lower(), *collected.keywords, *marks]
-                if _can_hold(self._keywords, partial(_keyword_match, sure, collected.maybe_keywords)):
-                    return True
+            for outcome in self._outcomes:
+                marks = [*outcome, group]
+                if self._markers is not None and not _can_hold(self._markers, partial(_mark_match, marks)):
+                    continue
+                if self._keywords is not None:
+                    sure = [f"{name}[{judge_name}]".lower(), *collected.keywords, *(mark.name.lower() for mark in marks)]
+                    if not _can_hold(self._keywords, partial(_keyword_match, sure, collected.maybe_keywords)):
+                        continue
+                return True
         return False
 
 
@@ -80,21 +94,19 @@ class _CollectedFile:
     session; any other path none. With ``--pyargs`` the paths are module names: every session.
 
     ``keywords``: what ``-k`` surely finds in the file's items besides their own names
-    and markers (lower-cased, as ``-k`` reads them); ``maybe_keywords``: what it may find,
-    the names of the directories pytest walks through to the file (the one that hangs
-    directly under the session is not counted), and the file's path from the rootdir, its
-    node name when it hangs directly under the session.
+    and markers (lower-cased, as ``-k`` compares them): the file's name, this plugin's item
+    keyword, and the directories pytest walks through below the one that hangs directly
+    under the session (that one is not counted). ``maybe_keywords``: what it finds by one
+    way to the file and not by another, and the file's path from the rootdir, its node
+    name when the file itself hangs directly under the session.
     """
 
     def __init__(self, config: pytest.Config, file: Path, judge_params: set[str]) -> None:
         self.keywords = [file.name.lower(), ITEM_KEYWORD.lower()]
-        if config.option.pyargs:
-            self.sessions: set[str] | None = None
-            self.maybe_keywords = [str(file.relative_to(ancestor)).lower() for ancestor in file.parents]
-            return
-        self.sessions = set()
-        roots = []
-        for path, parts, parametrization in _collection_args(config):
+        self.maybe_keywords: list[str] = []
+        self.sessions: set[str] | None = None if config.option.pyargs else set()
+        roots: list[Path | None] = []
+        for path, parts, parametrization in ([] if config.option.pyargs else _collection_args(config)):
             if path != file and not file.is_relative_to(path):
                 continue
             roots.append(_walk_root(config, path))
@@ -104,9 +116,19 @@ class _CollectedFile:
                 self.sessions = None
             elif len(parts) == 1 and (parametrization is None or parametrization in judge_params):
                 self.sessions.add(parts[0])  # deeper parts name nothing: an item has no children
-        root = min(roots, key=lambda path: len(path.parts), default=file)
-        self.maybe_keywords = [directory.name.lower() for directory in file.parents if directory.is_relative_to(root) and directory != root]
-        if root == file:
+        if not roots or None in roots:  # module names, or an unknown walk: every directory may count
+            self.maybe_keywords = [directory.name.lower() for directory in file.parents]
+            self.maybe_keywords.extend(str(file.relative_to(ancestor)).lower() for ancestor in file.parents)
+            return
+        known = [root for root in roots if root is not None]
+        deepest = max(known, key=lambda root: len(root.parts))
+        shallowest = min(known, key=lambda root: len(root.parts))
+        for directory in file.parents:
+            if directory.is_relative_to(deepest) and directory != deepest:
+                self.keywords.append(directory.name.lower())
+            elif directory.is_relative_to(shallowest) and directory != shallowest:
+                self.maybe_keywords.append(directory.name.lower())
+        if file in known:
             self.maybe_keywords.extend(str(file.relative_to(ancestor)).lower() for ancestor in file.parents)
 
 
@@ -121,12 +143,13 @@ def _collection_args(config: pytest.Config) -> Iterator[tuple[Path, list[str], s
         yield absolute(start / spelled), parts, (bracket + rest if bracket else None)
 
 
-def _walk_root(config: pytest.Config, path: Path) -> Path:
+def _walk_root(config: pytest.Config, path: Path) -> Path | None:
     """The path whose node hangs directly under the session when pytest collects ``path``: the
-    first of its ancestors (or itself) that is not an ancestor of the confcutdir."""
+    first of its ancestors (or itself) that is not an ancestor of the confcutdir; ``None``
+    when this pytest does not tell."""
     is_in_confcutdir = getattr(config.pluginmanager, "_is_in_confcutdir", None)
-    if is_in_confcutdir is None:  # not known: every directory on the way may count
-        return Path(path.anchor)
+    if is_in_confcutdir is None:
+        return None
     for ancestor in [*reversed(path.parents), path]:
         if is_in_confcutdir(ancestor):
             return ancestor
@@ -134,18 +157,11 @@ def _walk_root(config: pytest.Config, path: Path) -> Path:
 
 
 def _compiled(expression: str) -> Expression | None:
-    """The expression, or ``None`` when pytest refuses it: it stops the run then, after
-    collection, before any item runs."""
+    """The expression, or ``None`` when pytest refuses it."""
     try:
         return Expression.compile(expression)
     except Exception:  # noqa: BLE001  (SyntaxError, or ParseError before pytest 8.1)
         return None
-
-
-def _marked(marks: frozenset[str], name: str, /, **kwargs: object) -> bool:
-    """``-m``'s question to an item carrying ``marks``: is it marked ``name`` (with these
-    arguments, which judge markers never have)?"""
-    return not kwargs and name in marks
 
 
 class _Undecided(Exception):
@@ -156,15 +172,39 @@ class _Undecided(Exception):
         self.name = name
 
 
-class _CallParameters(Exception):
-    """``-k`` with call parameters: pytest refuses them, and the run stops."""
+class _Refused(Exception):
+    """pytest refuses the expression when it reaches this name (``-k`` with call parameters),
+    and the run stops."""
+
+
+def _mark_match(marks: list[Mark], name: str, /, **kwargs: object) -> bool | None:
+    """``-m``'s question, as pytest asks it (a marker of that name with those arguments);
+    ``None`` when the answer depends on an argument not known yet."""
+    answers: list[bool | None] = []
+    for mark in marks:
+        if mark.name != name:
+            continue
+        if any(key != _UNKNOWN_ARGUMENT and mark.kwargs.get(key, _MISSING) != value for key, value in kwargs.items()):
+            answers.append(False)
+        elif any(key == _UNKNOWN_ARGUMENT and key in mark.kwargs for key in kwargs):
+            answers.append(None)
+        elif any(key == _UNKNOWN_ARGUMENT for key in kwargs):
+            answers.append(False)  # the marker has no such argument
+        else:
+            answers.append(True)
+    if True in answers:
+        return True
+    return None if None in answers else False
+
+
+_MISSING: Final = object()
 
 
 def _keyword_match(sure: list[str], maybe: list[str], name: str, /, **kwargs: object) -> bool | None:
-    """``-k``'s question (``name`` is a substring of a keyword, in any case): ``None`` when
-    the answer depends on a name that the item may or may not have."""
+    """``-k``'s question (``name`` is a part of a keyword, in any case); ``None`` when the
+    answer depends on a keyword that the item may or may not have."""
     if kwargs:
-        raise _CallParameters
+        raise _Refused
     wanted = name.lower()
     if any(wanted in keyword for keyword in sure):
         return True
@@ -174,23 +214,27 @@ def _keyword_match(sure: list[str], maybe: list[str], name: str, /, **kwargs: ob
 
 
 def _can_hold(expression: Expression, decide: Callable[..., bool | None]) -> bool:
-    """Whether ``expression`` holds for some answer to each name ``decide`` leaves open."""
+    """Whether ``expression`` holds for some answer to each name ``decide`` leaves open. A
+    reading that reaches a name pytest refuses selects nothing (the run stops); past
+    ``_MOST_OPEN_NAMES`` open names the answer is yes."""
 
     def attempt(chosen: dict[str, bool]) -> bool:
         def matcher(name: str, /, **kwargs: object) -> bool:
             known = decide(name, **kwargs)
             if known is not None:
                 return known
-            if name not in chosen:
-                raise _Undecided(name)
-            return chosen[name]
+            key = repr((name, sorted(kwargs.items())))
+            if key not in chosen:
+                raise _Undecided(key)
+            return chosen[key]
 
         try:
             return expression.evaluate(matcher)
+        except _Refused:
+            return False
         except _Undecided as open_name:
+            if len(chosen) >= _MOST_OPEN_NAMES:
+                return True
             return attempt({**chosen, open_name.name: True}) or attempt({**chosen, open_name.name: False})
 
-    try:
-        return attempt({})
-    except _CallParameters:
-        return False
+    return attempt({})

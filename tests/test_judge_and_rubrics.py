@@ -186,6 +186,8 @@ from _pytest.mark import KeywordMatcher
 from _pytest.mark.expression import Expression
 
 def pytest_collection_modifyitems(config, items):
+    if "K_TRUTH" not in os.environ:
+        return
     compiled = Expression.compile(os.environ["K_TRUTH"])
     selected = {
         item.evaluation.session_id for item in items
@@ -197,6 +199,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 def k_truth(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, keywords: str, *args: str) -> list[str]:
+    (pytester.path / "k-truth.json").unlink(missing_ok=True)
     monkeypatch.setenv("K_TRUTH", keywords)
     pytester.runpytest(*args, "--session-eval-judge", "-p", "no:randomly")
     monkeypatch.delenv("K_TRUTH")
@@ -215,7 +218,7 @@ def k_truth(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, keywords
         ("B[INSTRUCTION", ["b"]),  # any case, any part of the item's name
         ("xfail", ["a", "b"]),  # a judge's fail is marked xfail, whoever the judge fails
         ("metrics", ["a", "b"]),  # the directory of the file
-        ("not metrics", ["a", "b"]),  # pytest may or may not count a directory: asked
+        ("not metrics", []),  # pytest counts every directory below the first it walks through
         ("judgeless", []),
     ],
 )
@@ -247,6 +250,92 @@ def test_k_reads_the_directories_pytest_walks_through_to_data_outside_the_rootdi
     assert [call["session_id"] for call in calls(pytester)] == asked
     pytester.makeconftest(JUDGE + K_TRUTH)
     assert k_truth(pytester, monkeypatch, keywords, f"--session-eval={metrics}") == asked
+
+
+# Which sessions' judge items -m selects, as pytest itself decides it (see K_TRUTH).
+M_TRUTH = """
+import json, os
+from _pytest.mark import MarkMatcher
+from _pytest.mark.expression import Expression
+
+def pytest_collection_modifyitems(config, items):
+    if "M_TRUTH" not in os.environ:
+        return
+    compiled = Expression.compile(os.environ["M_TRUTH"])
+    selected = {
+        item.evaluation.session_id for item in items
+        if item.get_closest_marker("judge") and compiled.evaluate(MarkMatcher.from_markers(item.iter_markers()))
+    }
+    with open(os.path.join(os.path.dirname(__file__), "m-truth.json"), "w") as out:
+        json.dump(sorted(selected), out)
+"""
+
+
+@pytest.mark.skipif(pytest.version_tuple < (8, 1), reason="marker arguments in -m came with pytest 8.1")
+@pytest.mark.parametrize(
+    ("markers", "asked"),
+    [
+        ("xfail(run=False)", ["a", "b"]),  # a judge's fail or cannot-determine, whoever gets it
+        ("xfail(run=True)", []),
+        ("skip(reason='x')", ["a", "b"]),  # the reason is the judge's evidence: not known before
+        ("xdist_group(name='session-eval:b')", ["b"]),
+        ("judge and not xdist_group(name='session-eval:b')", ["a"]),
+        ("deterministic(run=False)", []),
+    ],
+)
+def test_m_with_marker_arguments_asks_about_the_sessions_it_can_select(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, metrics: Path, markers: str, asked: list[str]
+) -> None:
+    pytester.makeconftest(JUDGE)
+    pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "-m", markers, "-p", "no:randomly")
+    assert [call["session_id"] for call in calls(pytester)] == asked
+    pytester.makeconftest(JUDGE + M_TRUTH)
+    monkeypatch.setenv("M_TRUTH", markers)
+    pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "-p", "no:randomly")
+    assert set(json.loads((pytester.path / "m-truth.json").read_text())) <= set(asked)
+
+
+@pytest.mark.skipif(pytest.version_tuple < (8, 1), reason="call parameters in -k parse from pytest 8.1")
+def test_k_reading_that_reaches_call_parameters_leaves_the_other_readings_open(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, metrics: Path
+) -> None:
+    # With the confcutdir below the data, the file hangs directly under the session and its
+    # node name is its path from the rootdir: whether the name of the rootdir is a keyword
+    # is not known. Read as one, "x(y=1)" is reached (pytest refuses it); read as none, the
+    # expression holds without reaching it, as it does in pytest.
+    (metrics / "sub").mkdir()
+    keywords = f"not {pytester.path.name} or x(y=1)"
+    pytester.syspathinsert()  # the judge is a plugin: the confcutdir leaves out the conftest.py of the rootdir
+    pytester.makepyfile(judge_plugin=JUDGE + K_TRUTH)
+    args = ("-p", "judge_plugin", "--session-eval", str(metrics), "--confcutdir", "metrics/sub")
+    pytester.runpytest(*args, "--session-eval-judge", "-k", keywords)
+    assert [call["session_id"] for call in calls(pytester)] == ["a", "b"]
+    assert k_truth(pytester, monkeypatch, keywords, *args) == ["a", "b"]
+
+
+def test_k_reads_every_way_pytest_takes_to_a_file_it_collects_twice(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Through the rootdir the file hangs below the directory "data"; given itself, with the
+    # confcutdir below it, directly under the session, named "data/sessions.jsonl".
+    metrics_writer(pytester.path)([session("s1", total_files_changed=1)], [], directory="data")
+    (pytester.path / "data" / "x").mkdir()
+    pytester.makeini("[pytest]\nsession_eval_paths = data\n")
+    pytester.syspathinsert()
+    pytester.makepyfile(judge_plugin=JUDGE + K_TRUTH)
+    args = ("-p", "judge_plugin", "--keep-duplicates", "--confcutdir=data/x")  # the rootdir, and the ini's data
+    pytester.runpytest("--session-eval-judge", "-k", "data/sess and s1", *args)
+    assert [call["session_id"] for call in calls(pytester)] == ["s1"]
+    assert k_truth(pytester, monkeypatch, "data/sess and s1", *args) == ["s1"]
+
+
+@pytest.mark.parametrize("args", [("--session-eval", "metrics"), ("--policy-eval", "prompts.jsonl")])
+def test_without_pytests_skipping_plugin_a_run_is_a_usage_error(pytester: pytest.Pytester, metrics: Path, args: tuple[str, ...]) -> None:
+    # Skips and xfails are markers that plugin carries out: without it they would pass.
+    (pytester.path / "prompts.jsonl").write_bytes((EXAMPLES / "policy" / "prompts.jsonl").read_bytes())
+    result = pytester.runpytest(*args, "--session-eval-judge", "-p", "no:skipping")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: {args[0]}: needs pytest's skipping plugin, which -p no:skipping turns off*"])
 
 
 def test_judged_sessions_are_read_from_the_paths_collected_whichever_plugin_settles_them(
@@ -600,3 +689,14 @@ def test_each_rubric_version_hashes_its_own_text_also_when_made_by_replace(tmp_p
 def test_the_api_says_so_when_the_rubric_is_no_rubric(metrics: Path) -> None:
     with pytest.raises(TypeError, match="rubric must be a Rubric"):
         score_sessions(metrics, rubric="token-budget-v1")  # type: ignore[arg-type]
+
+
+def test_an_expression_with_many_names_not_known_before_collection_asks_without_trying_every_reading() -> None:
+    from _pytest.mark.expression import Expression
+
+    from pytest_sessioneval.selection import _can_hold
+
+    # No reading selects ("x1 and not x1"), so every one would be tried: 2**30 of them.
+    never = Expression.compile(" or ".join(f"(x{i} and not x{i})" for i in range(30)))
+    assert _can_hold(never, lambda name, **kwargs: None)  # past 12 open names: asked
+    assert not _can_hold(Expression.compile("(x1 and not x1) or (x2 and not x2)"), lambda name, **kwargs: None)

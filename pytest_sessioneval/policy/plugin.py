@@ -24,6 +24,7 @@ from ..options import (
     only_informs,
     path_kind,
     readable_file,
+    refuse_without_skipping,
     register_wire_safety,
     remember_default_args,
     runs_no_item,
@@ -97,6 +98,7 @@ def pytest_configure(config: pytest.Config) -> None:
             if given is not None:
                 raise usage_error(flag, "needs an envelope set to check: give --policy-eval PATH too")
         return
+    refuse_without_skipping(config, "--policy-eval")
     run = PolicyRun.from_inputs(config, paths, manifest, decisions)
     claim_files(config, run.files_read)
     config.stash[RUN_KEY] = run
