@@ -178,32 +178,38 @@ def test_node_ids_select_judged_sessions_by_their_escaped_names_also_under_xdist
         (pytester.path / "judge-calls.jsonl").unlink()
 
 
-# Which sessions' judge items -k selects, as pytest itself decides it, in a run that asks
-# the judge about every session (no -k): what a run with -k must have asked about.
-K_TRUTH = """
+# Which sessions' judge items -k (or -m) selects, as pytest itself decides it, in a run that
+# asks the judge about every session: what a run with -k (or -m) must have asked about.
+TRUTH = """
 import json, os
-from _pytest.mark import KeywordMatcher
+from _pytest.mark import KeywordMatcher, MarkMatcher
 from _pytest.mark.expression import Expression
 
+MATCHERS = {
+    "K_TRUTH": KeywordMatcher.from_item,
+    "M_TRUTH": lambda item: MarkMatcher.from_markers(item.iter_markers()),
+}
+
 def pytest_collection_modifyitems(config, items):
-    if "K_TRUTH" not in os.environ:
-        return
-    compiled = Expression.compile(os.environ["K_TRUTH"])
-    selected = {
-        item.evaluation.session_id for item in items
-        if item.get_closest_marker("judge") and compiled.evaluate(KeywordMatcher.from_item(item))
-    }
-    with open(os.path.join(os.path.dirname(__file__), "k-truth.json"), "w") as out:
-        json.dump(sorted(selected), out)
+    for name, matcher in MATCHERS.items():
+        if name in os.environ:
+            compiled = Expression.compile(os.environ[name])
+            selected = {
+                item.evaluation.session_id for item in items
+                if item.get_closest_marker("judge") and compiled.evaluate(matcher(item))
+            }
+            with open(os.path.join(os.path.dirname(__file__), "truth.json"), "w") as out:
+                json.dump(sorted(selected), out)
 """
 
 
-def k_truth(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, keywords: str, *args: str) -> list[str]:
-    (pytester.path / "k-truth.json").unlink(missing_ok=True)
-    monkeypatch.setenv("K_TRUTH", keywords)
+def selection_truth(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, option: str, expression: str, *args: str) -> list[str]:
+    """The sessions whose judge items ``-k`` or ``-m`` (``option``) selects, by pytest (see TRUTH)."""
+    (pytester.path / "truth.json").unlink(missing_ok=True)
+    monkeypatch.setenv(f"{option[1].upper()}_TRUTH", expression)
     pytester.runpytest(*args, "--session-eval-judge", "-p", "no:randomly")
-    monkeypatch.delenv("K_TRUTH")
-    return json.loads((pytester.path / "k-truth.json").read_text())  # type: ignore[no-any-return]
+    monkeypatch.delenv(f"{option[1].upper()}_TRUTH")
+    return json.loads((pytester.path / "truth.json").read_text())  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize(
@@ -231,8 +237,8 @@ def test_k_asks_judges_only_about_the_sessions_whose_judge_items_it_can_select(
     assert result.ret != pytest.ExitCode.INTERNAL_ERROR
     # No judge item that -k selects is missing from the run.
     (pytester.path / "judge-calls.jsonl").unlink(missing_ok=True)
-    pytester.makeconftest(JUDGE + K_TRUTH)
-    assert set(k_truth(pytester, monkeypatch, keywords, "--session-eval", str(metrics))) <= set(asked)
+    pytester.makeconftest(JUDGE + TRUTH)
+    assert set(selection_truth(pytester, monkeypatch, "-k", keywords, "--session-eval", str(metrics))) <= set(asked)
 
 
 @pytest.mark.parametrize(("keywords", "asked"), [("elsewhere", []), ("metrics", ["a", "b"]), ("not elsewhere", ["a", "b"])])
@@ -248,27 +254,8 @@ def test_k_reads_the_directories_pytest_walks_through_to_data_outside_the_rootdi
     pytester.makeconftest(JUDGE)
     pytester.runpytest(f"--session-eval={metrics}", "--session-eval-judge", "-k", keywords, "-p", "no:randomly")
     assert [call["session_id"] for call in calls(pytester)] == asked
-    pytester.makeconftest(JUDGE + K_TRUTH)
-    assert k_truth(pytester, monkeypatch, keywords, f"--session-eval={metrics}") == asked
-
-
-# Which sessions' judge items -m selects, as pytest itself decides it (see K_TRUTH).
-M_TRUTH = """
-import json, os
-from _pytest.mark import MarkMatcher
-from _pytest.mark.expression import Expression
-
-def pytest_collection_modifyitems(config, items):
-    if "M_TRUTH" not in os.environ:
-        return
-    compiled = Expression.compile(os.environ["M_TRUTH"])
-    selected = {
-        item.evaluation.session_id for item in items
-        if item.get_closest_marker("judge") and compiled.evaluate(MarkMatcher.from_markers(item.iter_markers()))
-    }
-    with open(os.path.join(os.path.dirname(__file__), "m-truth.json"), "w") as out:
-        json.dump(sorted(selected), out)
-"""
+    pytester.makeconftest(JUDGE + TRUTH)
+    assert selection_truth(pytester, monkeypatch, "-k", keywords, f"--session-eval={metrics}") == asked
 
 
 @pytest.mark.skipif(pytest.version_tuple < (8, 1), reason="marker arguments in -m came with pytest 8.1")
@@ -289,10 +276,8 @@ def test_m_with_marker_arguments_asks_about_the_sessions_it_can_select(
     pytester.makeconftest(JUDGE)
     pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "-m", markers, "-p", "no:randomly")
     assert [call["session_id"] for call in calls(pytester)] == asked
-    pytester.makeconftest(JUDGE + M_TRUTH)
-    monkeypatch.setenv("M_TRUTH", markers)
-    pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "-p", "no:randomly")
-    assert set(json.loads((pytester.path / "m-truth.json").read_text())) <= set(asked)
+    pytester.makeconftest(JUDGE + TRUTH)
+    assert set(selection_truth(pytester, monkeypatch, "-m", markers, "--session-eval", str(metrics))) <= set(asked)
 
 
 @pytest.mark.skipif(pytest.version_tuple < (8, 1), reason="call parameters in -k parse from pytest 8.1")
@@ -306,11 +291,11 @@ def test_k_reading_that_reaches_call_parameters_leaves_the_other_readings_open(
     (metrics / "sub").mkdir()
     keywords = f"not {pytester.path.name} or x(y=1)"
     pytester.syspathinsert()  # the judge is a plugin: the confcutdir leaves out the conftest.py of the rootdir
-    pytester.makepyfile(judge_plugin=JUDGE + K_TRUTH)
+    pytester.makepyfile(judge_plugin=JUDGE + TRUTH)
     args = ("-p", "judge_plugin", "--session-eval", str(metrics), "--confcutdir", "metrics/sub")
     pytester.runpytest(*args, "--session-eval-judge", "-k", keywords)
     assert [call["session_id"] for call in calls(pytester)] == ["a", "b"]
-    assert k_truth(pytester, monkeypatch, keywords, *args) == ["a", "b"]
+    assert selection_truth(pytester, monkeypatch, "-k", keywords, *args) == ["a", "b"]
 
 
 def test_k_reads_every_way_pytest_takes_to_a_file_it_collects_twice(
@@ -322,11 +307,11 @@ def test_k_reads_every_way_pytest_takes_to_a_file_it_collects_twice(
     (pytester.path / "data" / "x").mkdir()
     pytester.makeini("[pytest]\nsession_eval_paths = data\n")
     pytester.syspathinsert()
-    pytester.makepyfile(judge_plugin=JUDGE + K_TRUTH)
+    pytester.makepyfile(judge_plugin=JUDGE + TRUTH)
     args = ("-p", "judge_plugin", "--keep-duplicates", "--confcutdir=data/x")  # the rootdir, and the ini's data
     pytester.runpytest("--session-eval-judge", "-k", "data/sess and s1", *args)
     assert [call["session_id"] for call in calls(pytester)] == ["s1"]
-    assert k_truth(pytester, monkeypatch, "data/sess and s1", *args) == ["s1"]
+    assert selection_truth(pytester, monkeypatch, "-k", "data/sess and s1", *args) == ["s1"]
 
 
 @pytest.mark.parametrize("args", [("--session-eval", "metrics"), ("--policy-eval", "prompts.jsonl")])
