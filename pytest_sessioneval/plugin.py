@@ -607,8 +607,8 @@ class SessionEvalRun:
             self.journal_messages.append(_NO_JUDGE_ASKED)
         elif passed_over:
             self.journal_messages.append(
-                f"judges: asked about {asked} of {asked + passed_over} scored session(s); the paths, node ids "
-                "and -k given select no judge item of the others, which carry no judge verdict"
+                f"judges: asked about {asked} of {asked + passed_over} scored session(s); the paths, node ids, "
+                "-m and -k given select no judge item of the others, which carry no judge verdict"
             )
 
     def _judged_by_the_controller(self, config: pytest.Config) -> None:

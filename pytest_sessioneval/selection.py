@@ -33,7 +33,7 @@ __all__ = ["JudgeSelection"]
 # An outcome marker's argument that holds the judge's evidence, unknown before it is asked.
 _UNKNOWN_ARGUMENT: Final = "reason"
 # Readings of unknown names tried per item before giving up, and asking.
-_MOST_OPEN_NAMES: Final = 12
+_MOST_OPEN_NAMES: Final = 6
 
 
 class JudgeSelection:
@@ -128,8 +128,9 @@ class _CollectedFile:
                 self.keywords.append(directory.name.lower())
             elif directory.is_relative_to(shallowest) and directory != shallowest:
                 self.maybe_keywords.append(directory.name.lower())
-        if file in known:
-            self.maybe_keywords.extend(str(file.relative_to(ancestor)).lower() for ancestor in file.parents)
+        if file in known:  # its node name then: its path from the rootdir (the session's path)
+            rootpath = config.rootpath
+            self.maybe_keywords.append(str(file.relative_to(rootpath) if file.is_relative_to(rootpath) else file.name).lower())
 
 
 def _collection_args(config: pytest.Config) -> Iterator[tuple[Path, list[str], str | None]]:

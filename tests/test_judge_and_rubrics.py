@@ -152,7 +152,7 @@ def test_node_ids_ask_judges_only_about_the_sessions_whose_judge_items_they_sele
     if not asked:
         result.stdout.fnmatch_lines(["judges: not asked, since no judge item runs in this run*"])
     elif len(asked) == 1:
-        result.stdout.fnmatch_lines(["judges: asked about 1 of 2 scored session(s); the paths, node ids and -k given*"])
+        result.stdout.fnmatch_lines(["judges: asked about 1 of 2 scored session(s); the paths, node ids, -m and -k given*"])
     else:
         result.stdout.no_fnmatch_line("judges:*")
 
@@ -284,18 +284,31 @@ def test_m_with_marker_arguments_asks_about_the_sessions_it_can_select(
 def test_k_reading_that_reaches_call_parameters_leaves_the_other_readings_open(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, metrics: Path
 ) -> None:
+    # Under --pyargs any directory above the file may be a keyword. Read as one, the name of
+    # the directory above the rootdir makes "x(y=1)" reached (pytest refuses it); read as
+    # none, the expression holds without reaching it, as it does in pytest.
+    keywords = f"not {pytester.path.parent.name} or x(y=1)"
+    pytester.makeconftest(JUDGE + TRUTH)
+    args = ("--pyargs", "--session-eval", str(metrics))
+    pytester.runpytest(*args, "--session-eval-judge", "-k", keywords)
+    assert [call["session_id"] for call in calls(pytester)] == ["a", "b"]
+    assert selection_truth(pytester, monkeypatch, "-k", keywords, *args) == ["a", "b"]
+
+
+@pytest.mark.parametrize(("keywords", "asked"), [("metrics/sess", ["a", "b"]), (None, [])])
+def test_k_reads_the_name_of_a_file_that_hangs_directly_under_the_session(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, metrics: Path, keywords: str | None, asked: list[str]
+) -> None:
     # With the confcutdir below the data, the file hangs directly under the session and its
-    # node name is its path from the rootdir: whether the name of the rootdir is a keyword
-    # is not known. Read as one, "x(y=1)" is reached (pytest refuses it); read as none, the
-    # expression holds without reaching it, as it does in pytest.
+    # node name is its path from the rootdir: no directory above the rootdir is a keyword.
     (metrics / "sub").mkdir()
-    keywords = f"not {pytester.path.name} or x(y=1)"
+    keywords = keywords or pytester.path.name
     pytester.syspathinsert()  # the judge is a plugin: the confcutdir leaves out the conftest.py of the rootdir
     pytester.makepyfile(judge_plugin=JUDGE + TRUTH)
     args = ("-p", "judge_plugin", "--session-eval", str(metrics), "--confcutdir", "metrics/sub")
     pytester.runpytest(*args, "--session-eval-judge", "-k", keywords)
-    assert [call["session_id"] for call in calls(pytester)] == ["a", "b"]
-    assert selection_truth(pytester, monkeypatch, "-k", keywords, *args) == ["a", "b"]
+    assert [call["session_id"] for call in calls(pytester)] == asked
+    assert selection_truth(pytester, monkeypatch, "-k", keywords, *args) == asked
 
 
 def test_k_reads_every_way_pytest_takes_to_a_file_it_collects_twice(
@@ -683,5 +696,5 @@ def test_an_expression_with_many_names_not_known_before_collection_asks_without_
 
     # No reading selects ("x1 and not x1"), so every one would be tried: 2**30 of them.
     never = Expression.compile(" or ".join(f"(x{i} and not x{i})" for i in range(30)))
-    assert _can_hold(never, lambda name, **kwargs: None)  # past 12 open names: asked
+    assert _can_hold(never, lambda name, **kwargs: None)  # past 6 open names: asked
     assert not _can_hold(Expression.compile("(x1 and not x1) or (x2 and not x2)"), lambda name, **kwargs: None)
