@@ -572,8 +572,9 @@ class SessionEvalRun:
             return
         selection = JudgeSelection(session.config, list(self.evaluations), self.rubric.judge_ids, dry_run=self.dry_run)
         if not selection.any_can_run:
-            # No judge item runs (--co, or -m or -k leaves every one out): none is asked, so
-            # sessions carry no judge verdict, in their items and in the journal alike.
+            # No judge item runs (--co, a rubric without judge dimensions, an -m or -k that pytest
+            # cannot parse): none is asked, so sessions carry no judge verdict, in their items
+            # and in the journal alike. (_judge says so too when the selection leaves every one out.)
             self.journal_messages.append(_NO_JUDGE_ASKED)
             return
         self._judge(session.config, selection)

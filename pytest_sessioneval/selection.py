@@ -6,9 +6,9 @@ which never collects), so a session is asked about only when the paths and node 
 gives. Each is read as pytest reads it, from what is known then: the node names, the
 markers and the keywords this plugin gives a judge item. What is not known then counts
 as either answer, and a judge is asked when some answer selects the item: the reason of
-an outcome marker (the judge's evidence), and the directories pytest walks through when
-more than one way leads to the file. Markers or keywords that a conftest adds during
-collection are not known at all.
+an outcome marker (it holds the judge's evidence), and the directories pytest walks through
+when more than one way leads to the file (any directory under ``--pyargs``). Markers or
+keywords that a conftest adds during collection are not known at all.
 """
 
 from __future__ import annotations
