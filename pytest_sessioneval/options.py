@@ -29,6 +29,7 @@ __all__ = [
     "add_collection_args",
     "add_options",
     "claim_files",
+    "collection_arg",
     "get_option",
     "is_utf8",
     "issue_warning_at",
@@ -462,6 +463,14 @@ def add_collection_args(config: pytest.Config, files: Sequence[Path], flag: str,
         config.pluginmanager.register(_CollectionArgs(), _COLLECTION_ARGS)
 
 
+def collection_arg(start: Path, arg: str) -> tuple[Path, list[str], str | None]:
+    """A path pytest collects (``arg``, given where pytest was started), as pytest parses it: the
+    path, the node names after it, and the parametrization, which starts at the first "["."""
+    base, bracket, rest = arg.partition("[")
+    spelled, *parts = base.split("::")
+    return absolute(start / spelled), parts, (bracket + rest if bracket else None)
+
+
 def settle_collection_args(config: pytest.Config) -> None:
     """Have ``config.args`` name the paths pytest will collect, data files included, now:
     for a plugin that reads them at session start, whichever runs first."""
@@ -516,20 +525,20 @@ class _CollectionArgs:
         data_named = not all(from_ini for _, from_ini in files)
         if not paths_named and data_named and config.args == config.stash.get(_DEFAULT_ARGS, None):
             config.args[:] = []
-        present = {os.path.abspath(start / arg.split("::")[0]) for arg in config.args}
-        wanted = {os.path.abspath(start / spelled): (spelled, from_ini) for spelled, from_ini in files}
+        present = {collection_arg(start, arg)[0] for arg in config.args}
+        wanted = {absolute(start / spelled): (spelled, from_ini) for spelled, from_ini in files}
         if paths_named and not present.isdisjoint(wanted):
             return  # the data files to run were named
-        given = [Path(path) for path in present if os.path.isdir(path)]
+        given = [path for path in present if path.is_dir()]
         way = []
         for path, (spelled, from_ini) in wanted.items():
             if from_ini and (paths_named or data_named):  # as testpaths: only inside a directory given
-                if any(Path(path).is_relative_to(directory) for directory in given):
-                    way.append(Path(path))
+                if any(path.is_relative_to(directory) for directory in given):
+                    way.append(path)
                 continue
             if path not in present:
                 config.args.append(spelled)
-            way.append(Path(path))
+            way.append(path)
         self._open_the_way(config, way)
 
     def _open_the_way(self, config: pytest.Config, files: list[Path]) -> None:

@@ -13,7 +13,7 @@ keywords that a conftest adds during collection are not known at all.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Final
@@ -24,7 +24,7 @@ from _pytest.mark.structures import Mark
 
 from .naming import escape_name
 from .nodes import ITEM_KEYWORD, group_name
-from .options import absolute, settle_collection_args
+from .options import collection_arg, settle_collection_args
 from .outcomes import markers_for
 from .rubric import JUDGE, STATUSES
 
@@ -58,7 +58,13 @@ class JudgeSelection:
             and (not keywords or self._keywords is not None)
         )
         judge_params = {f"[{escape_name(judge_id)}]" for judge_id in judge_ids}
-        self._files = {file: _CollectedFile(config, file, judge_params) for file in files} if self.any_can_run else {}
+        if self.any_can_run and not config.option.pyargs:
+            settle_collection_args(config)
+            start = config.invocation_params.dir
+            args: list[tuple[Path, list[str], str | None]] | None = [collection_arg(start, arg) for arg in config.args]
+        else:
+            args = None  # module names (--pyargs): not read as paths
+        self._files = {file: _CollectedFile(config, file, args, judge_params) for file in files} if self.any_can_run else {}
 
     def selects(self, file: Path, session_id: str) -> bool:
         """Whether a judge item of this session can be selected."""
@@ -101,12 +107,15 @@ class _CollectedFile:
     name when the file itself hangs directly under the session.
     """
 
-    def __init__(self, config: pytest.Config, file: Path, judge_params: set[str]) -> None:
+    def __init__(
+        self, config: pytest.Config, file: Path, args: list[tuple[Path, list[str], str | None]] | None, judge_params: set[str]
+    ) -> None:
+        """``args``: pytest's collection arguments (``options.collection_arg``); ``None`` under ``--pyargs``."""
         self.keywords = [file.name.lower(), ITEM_KEYWORD.lower()]
         self.maybe_keywords: list[str] = []
-        self.sessions: set[str] | None = None if config.option.pyargs else set()
+        self.sessions: set[str] | None = None if args is None else set()
         roots: list[Path | None] = []
-        for path, parts, parametrization in ([] if config.option.pyargs else _collection_args(config)):
+        for path, parts, parametrization in args or ():
             if path != file and not file.is_relative_to(path):
                 continue
             roots.append(_walk_root(config, path))
@@ -131,17 +140,6 @@ class _CollectedFile:
         if file in known:  # its node name then: its path from the rootdir (the session's path)
             rootpath = config.rootpath
             self.maybe_keywords.append(str(file.relative_to(rootpath) if file.is_relative_to(rootpath) else file.name).lower())
-
-
-def _collection_args(config: pytest.Config) -> Iterator[tuple[Path, list[str], str | None]]:
-    """Each path pytest collects, with the node names after it and its parametrization,
-    as pytest parses a collection argument (the parametrization starts at the first "[")."""
-    settle_collection_args(config)
-    start = config.invocation_params.dir
-    for arg in config.args:
-        base, bracket, rest = arg.partition("[")
-        spelled, *parts = base.split("::")
-        yield absolute(start / spelled), parts, (bracket + rest if bracket else None)
 
 
 def _walk_root(config: pytest.Config, path: Path) -> Path | None:
