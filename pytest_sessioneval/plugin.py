@@ -396,8 +396,8 @@ _LONGEST_JUDGE_TIMEOUT = 86_400.0
 
 
 _NO_JUDGE_ASKED = (
-    "judges: not asked, since no judge item runs in this run (--co, or -m, -k or the paths and node ids "
-    "given leaving them out, or a rubric without judge dimensions); sessions carry no judge verdict"
+    "judges: not asked, since no judge item runs in this run (--co, or -m, -k, --deselect or the paths and "
+    "node ids given leaving them out, or a rubric without judge dimensions); sessions carry no judge verdict"
 )
 
 
@@ -609,7 +609,7 @@ class SessionEvalRun:
         elif passed_over:
             self.journal_messages.append(
                 f"judges: asked about {asked} of {asked + passed_over} scored session(s); the paths, node ids, "
-                "-m and -k given select no judge item of the others, which carry no judge verdict"
+                "-m, -k and --deselect given select no judge item of the others, which carry no judge verdict"
             )
 
     def _judged_by_the_controller(self, config: pytest.Config) -> None:

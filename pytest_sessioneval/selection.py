@@ -3,12 +3,13 @@
 Judges are asked before collection (once per run; under pytest-xdist by the controller,
 which never collects), so a session is asked about only when the paths and node ids,
 ``-m`` and ``-k`` given can select one of its judge items, whatever verdict the judge
-gives. Each is read as pytest reads it, from what is known then: the node names, the
-markers and the keywords this plugin gives a judge item. What is not known then counts
-as either answer, and a judge is asked when some answer selects the item: the reason of
-an outcome marker (it holds the judge's evidence), and the directories pytest walks through
-when more than one way leads to the file (any directory under ``--pyargs``). Markers or
-keywords that a conftest adds during collection are not known at all.
+gives, and ``--deselect`` does not leave all of them out. Each is read as pytest reads it,
+from what is known then: the node ids, the markers and the keywords this plugin gives a
+judge item. What is not known then counts as either answer, and a judge is asked when
+some answer selects the item: the reason of an outcome marker (it holds the judge's
+evidence), and the directories pytest walks through when more than one way leads to the
+file (any directory under ``--pyargs``). Markers or keywords that a conftest adds during
+collection are not known at all.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ class JudgeSelection:
         markers, keywords = config.option.markexpr, config.option.keyword.lstrip()
         self._markers = _compiled(markers) if markers else None
         self._keywords = _compiled(keywords) if keywords else None
+        self._deselected = tuple(config.getoption("deselect", None) or ())  # node id prefixes
         # An expression pytest refuses stops the run after collection, before any item runs.
         self.any_can_run = (
             bool(judge_ids) and not dry_run and (not markers or self._markers is not None)
@@ -74,10 +76,13 @@ class JudgeSelection:
         name = escape_name(session_id)
         if collected.sessions is not None and name not in collected.sessions:
             return False
-        if self._markers is None and self._keywords is None:
-            return True
         group = pytest.mark.xdist_group(name=group_name(session_id)).mark  # every item of the session
         for judge_name in self._judge_names:
+            if self._deselected and collected.nodeid is not None:
+                if f"{collected.nodeid}::{name}[{judge_name}]".startswith(self._deselected):
+                    continue
+            if self._markers is None and self._keywords is None:
+                return True
             for outcome in self._outcomes:
                 marks = [*outcome, group]
                 if self._markers is not None and not _can_hold(self._markers, partial(_mark_match, marks)):
@@ -105,12 +110,17 @@ class _CollectedFile:
     under the session (that one is not counted). ``maybe_keywords``: what it finds by one
     way to the file and not by another, and the file's path from the rootdir, its node
     name when the file itself hangs directly under the session.
+
+    ``nodeid``: the file's node id, its path from the rootdir, as pytest names a file node
+    there (``None`` outside the rootdir, where pytest names it by another path).
     """
 
     def __init__(
         self, config: pytest.Config, file: Path, args: list[tuple[Path, list[str], str | None]] | None, judge_params: set[str]
     ) -> None:
         """``args``: pytest's collection arguments (``options.collection_arg``); ``None`` under ``--pyargs``."""
+        rootpath = config.rootpath
+        self.nodeid = file.relative_to(rootpath).as_posix() if file.is_relative_to(rootpath) else None
         self.keywords = [file.name.lower(), ITEM_KEYWORD.lower()]
         self.maybe_keywords: list[str] = []
         self.sessions: set[str] | None = None if args is None else set()
@@ -138,7 +148,6 @@ class _CollectedFile:
             elif directory.is_relative_to(shallowest) and directory != shallowest:
                 self.maybe_keywords.append(directory.name.lower())
         if file in known:  # its node name then: its path from the rootdir (the session's path)
-            rootpath = config.rootpath
             self.maybe_keywords.append(str(file.relative_to(rootpath) if file.is_relative_to(rootpath) else file.name).lower())
 
 

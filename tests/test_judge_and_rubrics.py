@@ -136,6 +136,16 @@ def test_judges_are_asked_only_when_a_judge_item_can_run(
         ((".",), ["a", "b"], {"passed": 10, "skipped": 3, "xfailed": 1}),  # test_other.py too
         (("metrics", "metrics/sessions.jsonl::a"), ["a", "b"], None),  # what is collected differs from pytest 8.0 to 9
         (("test_other.py",), [], {"passed": 1}),  # the ini's data is not collected then
+        # --deselect takes node id prefixes, of items, of a session or of the file
+        (("metrics", "--deselect", "metrics/sessions.jsonl::a[report-quality]"), ["a", "b"], {"passed": 9, "skipped": 3}),
+        (("metrics", "--deselect", "metrics/sessions.jsonl::a[report-quality]", "--deselect", "metrics/sessions.jsonl::a[instr"),
+         ["b"], {"passed": 8, "skipped": 3}),
+        (("metrics", "--deselect", "metrics/sessions.jsonl::a"), ["b"], {"passed": 4, "skipped": 2}),
+        (("metrics", "--deselect", "metrics/sessions.jsonl"), [], {}),
+        (("metrics", "--deselect", "metrics/sessions.jsonl::a[gate-health]"), ["a", "b"], {"passed": 8, "skipped": 3, "xfailed": 1}),
+        (("metrics", "--deselect", "./metrics/sessions.jsonl::a"), ["a", "b"], {"passed": 9, "skipped": 3, "xfailed": 1}),  # no node id
+        (("metrics/sessions.jsonl::a", "--deselect", "metrics/sessions.jsonl::a[report"), ["a"], {"passed": 5, "skipped": 1}),
+        (("--rootdir", "metrics", "--deselect", "sessions.jsonl::b", "metrics"), ["a"], {"passed": 5, "skipped": 1, "xfailed": 1}),
     ],
 )
 def test_node_ids_ask_judges_only_about_the_sessions_whose_judge_items_they_select(
@@ -152,7 +162,7 @@ def test_node_ids_ask_judges_only_about_the_sessions_whose_judge_items_they_sele
     if not asked:
         result.stdout.fnmatch_lines(["judges: not asked, since no judge item runs in this run*"])
     elif len(asked) == 1:
-        result.stdout.fnmatch_lines(["judges: asked about 1 of 2 scored session(s); the paths, node ids, -m and -k given*"])
+        result.stdout.fnmatch_lines(["judges: asked about 1 of 2 scored session(s); the paths, node ids, -m, -k and --deselect given*"])
     else:
         result.stdout.no_fnmatch_line("judges:*")
 
