@@ -137,6 +137,9 @@ class Evaluation:
     entries: list[Entry] = field(default_factory=list)
     problems: list[InputProblem] = field(default_factory=list)
     session_ids: frozenset[str] = frozenset()
+    # Selected sessions left out because they started outside the date range of the
+    # selection (or their started_at does not parse while a range is given).
+    outside_dates: int = 0
 
     @property
     def scored(self) -> list[SessionEvaluation]:
@@ -258,11 +261,12 @@ def _evaluate(
     to_score = array("q")  # indices of lines, in entry order
     places = array("q")  # where each of them goes in entries
     for index, why in undecided:
-        source = sources[index]
-        if source is None:  # outside --since/--until
-            continue
         sid = ids[index]
         if selection.session_ids is not None and sid not in selection.session_ids:
+            continue
+        source = sources[index]
+        if source is None:  # outside --since/--until
+            result.outside_dates += 1
             continue
         if sid is None:
             entries.append(UnidentifiedRecord(numbers[index], why or ""))

@@ -175,6 +175,11 @@ def pytest_configure(config: pytest.Config) -> None:
             f"{_option(config, '--session-eval-since')}: no session could be selected",
         )
     run = SessionEvalRun(sources, selection, _eval_timestamp(config))
+    run.date_range = " and ".join(
+        f"{flag} {_option(config, flag)}"
+        for flag in ("--session-eval-since", "--session-eval-until")
+        if _option(config, flag) is not None
+    )
     run.check_every_event_line = not _option(config, "--session-eval-fast-events")
     run.rubrics = _registered_rubrics(config)
     version = _option(config, "--session-eval-rubric") or RUBRIC_V1.version
@@ -505,6 +510,7 @@ class SessionEvalRun:
         self.check_every_event_line = True
         self.tally = Tally()
         self.dry_run = False  # --co, --setup-only or --setup-plan: no item runs
+        self.date_range = ""  # the dates selecting sessions, as given
 
     def collected_paths(self) -> list[Path]:
         """The files that become pytest collectors (re-verification collects only its journal)."""
@@ -783,18 +789,38 @@ class SessionEvalRun:
             return
         skipped = self._input_problems_line(config)
         looked_past = self._looked_past_lines(config)
-        if self.tally.empty and not self.journal_messages and not skipped and not looked_past:
+        left_out = self._left_out_lines(config)
+        if self.tally.empty and not self.journal_messages and not skipped and not looked_past and not left_out:
             return  # none of its items ran (say, only policy items were selected): nothing to sum up
         terminalreporter.write_sep("=", "session evaluation")
         if not self.tally.empty:  # else only what was written (the journal, the page) is said
             for line in self.tally.lines(self.rubric.dimension_ids, self.rubric.version, self.rubric.judge_ids):
                 terminalreporter.write_line(line)
+        for line in left_out:
+            terminalreporter.write_line(line, yellow=True)
         if skipped:
             terminalreporter.write_line(skipped, yellow=True)
         for line in looked_past:
             terminalreporter.write_line(line)
         for message in self.journal_messages:
             terminalreporter.write_line(message, red=message.startswith(("ERROR", "REFUSED")))
+
+    def _left_out_lines(self, config: pytest.Config) -> list[str]:
+        """Per sessions file, what gave it no item: the date range, or having no session record.
+        Without this line a run that collects nothing would end in pytest's bare "no tests ran"."""
+        if self.verify_path is not None:
+            return []
+        lines = []
+        for path, evaluation in self.evaluations.items():
+            where = bestrelpath(config.invocation_params.dir, path)
+            if evaluation.outside_dates:
+                lines.append(
+                    f"{where}: {evaluation.outside_dates} session(s) left out by {self.date_range}: they "
+                    "started outside that range, or their started_at does not parse"
+                )
+            elif not evaluation.entries:
+                lines.append(f"{where}: no session record to score")
+        return lines
 
     def _looked_past_lines(self, config: pytest.Config) -> list[str]:
         """Per journal read, the lines that hold other objects than records, counted and the first named."""

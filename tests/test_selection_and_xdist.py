@@ -51,6 +51,37 @@ def test_since_and_until_as_ini_keys(pytester: pytest.Pytester, metrics: Path) -
     assert scored(pytester.runpytest("--session-eval", str(metrics), "--co", "-q", "--session-eval-until", "2026-08-01")) == ["august", "july-1", "july-31"]
 
 
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_the_summary_counts_the_sessions_the_date_range_left_out(pytester: pytest.Pytester, metrics: Path, workers: tuple[str, ...]) -> None:
+    if workers:
+        pytest.importorskip("xdist")
+    some = pytester.runpytest("--session-eval", str(metrics), "--session-eval-since", "2026-07-01", "--session-eval-until", "2026-07-31", *workers)
+    some.assert_outcomes(skipped=4, xfailed=6)
+    some.stdout.fnmatch_lines(
+        [
+            "rubric-v1: 2 session(s) scored",
+            "*metrics/sessions.jsonl: 3 session(s) left out by --session-eval-since 2026-07-01 and "
+            "--session-eval-until 2026-07-31: they started outside that range, or their started_at does not parse",
+        ]
+    )
+    # Every session outside the range: pytest's "no tests ran" alone would not say why.
+    none = pytester.runpytest("--session-eval", str(metrics), "--session-eval-since", "2027-01-01", *workers)
+    assert none.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    none.stdout.fnmatch_lines(["*= session evaluation =*", "*metrics/sessions.jsonl: 5 session(s) left out by --session-eval-since 2027-01-01: *"])
+    every = pytester.runpytest("--session-eval", str(metrics), *workers)
+    every.stdout.no_fnmatch_line("*left out*")
+
+
+@pytest.mark.parametrize("content", [b"", b"\n\n", b"{broken\n[1]\n"], ids=["empty", "blank", "unusable"])
+def test_a_sessions_file_without_a_record_says_so(pytester: pytest.Pytester, content: bytes) -> None:
+    pytester.makeini("[pytest]\n")
+    (pytester.path / "sessions.jsonl").write_bytes(content)
+    result = pytester.runpytest("--session-eval", "sessions.jsonl", "-W", "ignore::pytest.PytestWarning")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result.stdout.fnmatch_lines(["*= session evaluation =*", "sessions.jsonl: no session record to score"])
+    assert ("unusable input line(s) skipped" in result.stdout.str()) == (content.startswith(b"{"))
+
+
 def test_a_sessions_items_stay_on_one_worker(pytester: pytest.Pytester) -> None:
     pytest.importorskip("xdist")
     pytester.makeini("[pytest]\n")
