@@ -502,7 +502,8 @@ def _verdict_cell(dimension: str, cell: VerdictCell | None) -> str:
     score_html = f' <span class="score">{_e(score)}</span>' if score else ""
     return (
         f'<td class="verdict" data-dimension="{_e(dimension)}" data-status="{_e(cell.status)}">'
-        f'<details><summary title="{_e(cell.evidence)}">{_badge(cell.status)}{score_html}</summary>'
+        # The evidence is written once: the script makes it the summary's tooltip too.
+        f"<details><summary>{_badge(cell.status)}{score_html}</summary>"
         f'<p class="evidence">{_e(cell.evidence)}</p></details></td>'
     )
 
@@ -542,7 +543,7 @@ def _session_table(report: ReportData, dimensions: Sequence[str]) -> str:
     return (
         f"{_filters(dimensions)}"
         f'<div class="scroll"><table id="sessions" class="grid sessions">{head}<tbody>{"".join(rows)}</tbody></table></div>'
-        '<p class="note">Open a verdict to read its evidence (or hover it).</p>'
+        '<p class="note">Open a verdict to read its evidence (or hover it, where scripts run).</p>'
     )
 
 
@@ -677,6 +678,11 @@ _SCRIPT: Final = """
   var dimension = document.getElementById("filter-dimension");
   var count = document.getElementById("filter-count");
   var rows = Array.prototype.slice.call(table.tBodies[0].rows);
+  // Hovering a verdict shows its evidence: the page holds each evidence text once.
+  Array.prototype.forEach.call(table.querySelectorAll("td.verdict details"), function (verdict) {
+    var evidence = verdict.querySelector(".evidence");
+    if (evidence) { verdict.querySelector("summary").title = evidence.textContent; }
+  });
   var columns = Array.prototype.slice.call(table.querySelectorAll("[data-dimension]"));
 
   function choose(select, value) {
