@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 import pytest
-from _pytest.pathlib import fnmatch_ex
+from _pytest.pathlib import bestrelpath, fnmatch_ex
 
 from .values import is_utf8
 
@@ -469,6 +469,15 @@ def collection_arg(start: Path, arg: str) -> tuple[Path, list[str], str | None]:
     base, bracket, rest = arg.partition("[")
     spelled, *parts = base.split("::")
     return absolute(start / spelled), parts, (bracket + rest if bracket else None)
+
+
+def data_file_node_id(config: pytest.Config, path: Path) -> str:
+    """The node id of a data file's collector: its path from the rootdir, as pytest names a
+    file inside it, and with ``..`` steps outside it. pytest would name a file outside the
+    rootdir by its path from the command-line argument holding it, which is empty for the
+    file itself: two data files would share their items' node ids, and a node id copied
+    from the output would select nothing."""
+    return bestrelpath(config.rootpath, path).replace(os.sep, "/")
 
 
 def settle_collection_args(config: pytest.Config) -> None:

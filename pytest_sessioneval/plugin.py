@@ -36,6 +36,7 @@ from .options import (
     BROKEN_LINK,
     absolute,
     claim_files,
+    data_file_node_id,
     add_collection_args,
     file_identity,
     not_a_file,
@@ -677,10 +678,11 @@ class SessionEvalRun:
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
         path = absolute(file_path)
+        nodeid = data_file_node_id(parent.config, file_path)
         if path in self.journals and (self.verify_path is None or path == self.verify_path):
-            return JournalFile.from_parent(parent, path=file_path, journal=self.journals[path])
+            return JournalFile.from_parent(parent, path=file_path, nodeid=nodeid, journal=self.journals[path])
         if self.verify_path is None and path in self.evaluations:
-            return SessionsFile.from_parent(parent, path=file_path, evaluation=self.evaluations[path])
+            return SessionsFile.from_parent(parent, path=file_path, nodeid=nodeid, evaluation=self.evaluations[path])
         return None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

@@ -25,7 +25,7 @@ from _pytest.mark.structures import Mark
 
 from .naming import escape_name
 from .nodes import ITEM_KEYWORD, group_name
-from .options import collection_arg, settle_collection_args
+from .options import collection_arg, data_file_node_id, settle_collection_args
 from .outcomes import markers_for
 from .rubric import JUDGE, STATUSES
 
@@ -78,9 +78,8 @@ class JudgeSelection:
             return False
         group = pytest.mark.xdist_group(name=group_name(session_id)).mark  # every item of the session
         for judge_name in self._judge_names:
-            if self._deselected and collected.nodeid is not None:
-                if f"{collected.nodeid}::{name}[{judge_name}]".startswith(self._deselected):
-                    continue
+            if self._deselected and f"{collected.nodeid}::{name}[{judge_name}]".startswith(self._deselected):
+                continue
             if self._markers is None and self._keywords is None:
                 return True
             for outcome in self._outcomes:
@@ -111,16 +110,14 @@ class _CollectedFile:
     way to the file and not by another, and the file's path from the rootdir, its node
     name when the file itself hangs directly under the session.
 
-    ``nodeid``: the file's node id, its path from the rootdir, as pytest names a file node
-    there (``None`` outside the rootdir, where pytest names it by another path).
+    ``nodeid``: the file's node id (``options.data_file_node_id``).
     """
 
     def __init__(
         self, config: pytest.Config, file: Path, args: list[tuple[Path, list[str], str | None]] | None, judge_params: set[str]
     ) -> None:
         """``args``: pytest's collection arguments (``options.collection_arg``); ``None`` under ``--pyargs``."""
-        rootpath = config.rootpath
-        self.nodeid = file.relative_to(rootpath).as_posix() if file.is_relative_to(rootpath) else None
+        self.nodeid = data_file_node_id(config, file)
         self.keywords = [file.name.lower(), ITEM_KEYWORD.lower()]
         self.maybe_keywords: list[str] = []
         self.sessions: set[str] | None = None if args is None else set()
@@ -148,6 +145,7 @@ class _CollectedFile:
             elif directory.is_relative_to(shallowest) and directory != shallowest:
                 self.maybe_keywords.append(directory.name.lower())
         if file in known:  # its node name then: its path from the rootdir (the session's path)
+            rootpath = config.rootpath
             self.maybe_keywords.append(str(file.relative_to(rootpath) if file.is_relative_to(rootpath) else file.name).lower())
 
 

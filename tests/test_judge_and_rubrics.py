@@ -146,6 +146,7 @@ def test_judges_are_asked_only_when_a_judge_item_can_run(
         (("metrics", "--deselect", "./metrics/sessions.jsonl::a"), ["a", "b"], {"passed": 9, "skipped": 3, "xfailed": 1}),  # no node id
         (("metrics/sessions.jsonl::a", "--deselect", "metrics/sessions.jsonl::a[report"), ["a"], {"passed": 5, "skipped": 1}),
         (("--rootdir", "metrics", "--deselect", "sessions.jsonl::b", "metrics"), ["a"], {"passed": 5, "skipped": 1, "xfailed": 1}),
+        (("--rootdir", "run", "--deselect", "../metrics/sessions.jsonl::b", "metrics"), ["a"], {"passed": 5, "skipped": 1, "xfailed": 1}),
     ],
 )
 def test_node_ids_ask_judges_only_about_the_sessions_whose_judge_items_they_select(
@@ -155,6 +156,7 @@ def test_node_ids_ask_judges_only_about_the_sessions_whose_judge_items_they_sele
     pytester.makeconftest(JUDGE)
     pytester.makeini("[pytest]\nsession_eval_paths = metrics\nsession_eval_judge = true\n")
     pytester.makepyfile(test_other="def test_other():\n    pass\n")
+    pytester.mkdir("run")  # a rootdir beside the data
     result = pytester.runpytest("-p", "no:randomly", *args)
     assert [call["session_id"] for call in calls(pytester)] == asked
     if outcomes is not None:

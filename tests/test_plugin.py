@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import NOISY_TEARDOWN, MetricsWriter, gate, metrics_writer, session
+from conftest import NOISY_TEARDOWN, MetricsWriter, gate, metrics_writer, session, write_jsonl
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -226,6 +226,41 @@ def test_hidden_directories_and_files_outside_the_rootdir(pytester: pytest.Pytes
     (outside / "sessions.jsonl").write_text(json.dumps(session("outside")) + "\n")
     result = pytester.runpytest("--session-eval", ".orchestrator/metrics/sessions.jsonl", "--session-eval", str(outside), "-q")
     result.assert_outcomes(skipped=6, xfailed=4)
+
+
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_data_outside_the_rootdir_keeps_node_ids_apart(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: tuple[str, ...]) -> None:
+    # pytest names a file outside the rootdir by its path from the argument holding it: empty
+    # for the file itself, so two such files gave the same node ids ("::s[gate-health]").
+    if workers:
+        pytest.importorskip("xdist")
+    for name in ("a", "b"):
+        pytester.mkdir(name)
+        write_jsonl(pytester.path / name / "sessions.jsonl", [session("s", total_files_changed=0)])
+        policy = pytester.path / f"policy-{name}"
+        policy.mkdir()
+        (policy / "prompts.jsonl").write_bytes((EXAMPLES / "policy" / "prompts.jsonl").read_bytes().splitlines(keepends=True)[0])
+    run = pytester.mkdir("run")
+    (run / "pytest.ini").write_text("[pytest]\n")
+    monkeypatch.chdir(run)
+    args = ("--session-eval=../a/sessions.jsonl", "--session-eval=../b", "--policy-eval=../policy-a/prompts.jsonl",
+            "--policy-eval=../policy-b/prompts.jsonl", "-p", "no:randomly", "--junitxml=out.xml", *workers)
+    ids = [line for line in pytester.runpytest(*args, "--co", "-q").stdout.lines if "::" in line]
+    assert "../a/sessions.jsonl::s[gate-health]" in ids and "../b/sessions.jsonl::s[gate-health]" in ids
+    assert not [i for i in ids if i.startswith("::")]
+    policy_ids = [i for i in ids if "policy-" in i]
+    assert policy_ids and len(policy_ids) % 2 == 0
+    assert sorted(i.replace("policy-b", "policy-a") for i in policy_ids) == sorted(2 * [i for i in policy_ids if "policy-a" in i])
+    # The summaries count every item, and JUnit names each file.
+    result = pytester.runpytest(*args)
+    result.stdout.fnmatch_lines_random(["rubric-v1: 2 session(s) scored*", f"{len(policy_ids)} policy check(s)"])
+    cases = ET.parse(run / "out.xml").getroot().iter("testcase")
+    assert all(case.get("classname") for case in cases)
+    # A node id copied from the output selects its item, and --deselect leaves one out.
+    one = pytester.runpytest(*args, "../b/sessions.jsonl::s[gate-health]")
+    one.assert_outcomes(skipped=1)
+    rest = pytester.runpytest(*args, "--deselect", "../a/sessions.jsonl::s")
+    rest.assert_outcomes(passed=14, skipped=6, xfailed=1)  # of 14, 10 and 2
 
 
 def test_ini_keys(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:

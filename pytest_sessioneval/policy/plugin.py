@@ -20,6 +20,7 @@ from ..options import (
     absolute,
     add_collection_args,
     claim_files,
+    data_file_node_id,
     file_identity,
     only_informs,
     path_kind,
@@ -296,7 +297,9 @@ class PolicyRun:
         if found is None:
             return None
         kind, verdicts = found
-        return PolicyDataFile.from_parent(parent, path=file_path, verdicts=verdicts, kind=kind)
+        return PolicyDataFile.from_parent(
+            parent, path=file_path, nodeid=data_file_node_id(parent.config, file_path), verdicts=verdicts, kind=kind
+        )
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.tally.add(report)
