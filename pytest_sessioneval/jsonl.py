@@ -200,9 +200,10 @@ def iter_objects(
 def opens_json_document(path: Path) -> bool:
     """Whether the file is one JSON document written over several lines (an array, or an
     object whose first line does not close it) rather than JSON Lines: its first line that
-    is not blank opens an array, or opens an object that a next line, not beginning
-    another object, continues. (A lone torn object, or one followed by objects, is JSON
-    Lines that a crash damaged.) Raises ``OSError`` when the file cannot be read."""
+    is not blank opens an array that it does not close, or opens an object that a next
+    line, not beginning another object, continues. (An array on one line is a line that
+    holds no object; a lone torn object, or one followed by objects, is JSON Lines that a
+    crash damaged.) Raises ``OSError`` when the file cannot be read."""
     opening: list[bytes] = []
     with open(path, "rb") as stream:
         for raw in stream:
@@ -215,7 +216,11 @@ def opens_json_document(path: Path) -> bool:
         return False
     first = opening[0]
     if first.startswith(b"["):
-        return True
+        try:
+            orjson.loads(first)
+        except orjson.JSONDecodeError:
+            return True
+        return False
     return (
         first.startswith(b"{")
         and len(opening) == 2

@@ -252,6 +252,21 @@ def test_bad_arguments_are_usage_errors(pytester: pytest.Pytester, args: list[st
     assert "Traceback" not in result.stderr.str() + result.stdout.str()
 
 
+@pytest.mark.parametrize("opening", ["[1, 2]", "\ufeff[]", '\n[{"id": "a"}]'])
+def test_an_array_on_the_first_line_is_one_bad_line_not_a_document(pytester: pytest.Pytester, opening: str) -> None:
+    # An array closed on its line is a line of JSON Lines that holds no object: that line
+    # fails, and every other line is still checked.
+    write(pytester, "prompts.jsonl", opening + "\n" + jsonl(scenario()))
+    write(pytester, "decisions.jsonl", opening + "\n" + jsonl(observation()))
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl")
+    at = opening.count("\n") + 1
+    assert outcomes[f"prompts.jsonl::line-{at}[json]"] == "FAILED"
+    assert outcomes[f"decisions.jsonl::line-{at}[json]"] == "FAILED"
+    assert all(outcomes[f"prompts.jsonl::fix-failing-test[{check}]"] == "PASSED" for check in SCENARIO_CHECKS)
+    assert outcomes["prompts.jsonl::fix-failing-test[forward]"] == "PASSED"
+    assert f"prompts.jsonl: line {at} holds an array" in result.stdout.str()
+
+
 def test_a_directory_holding_prompts_jsonl_is_accepted(pytester: pytest.Pytester) -> None:
     write(pytester, "data/prompts.jsonl", jsonl(scenario()))
     result, outcomes = run(pytester, "--policy-eval", "data")
