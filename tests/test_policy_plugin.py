@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import fnmatch
 import json
 import shutil
 import xml.etree.ElementTree as ET
@@ -954,6 +955,35 @@ def test_a_grouping_field_that_is_no_record_field_is_reported_at_its_line_beside
     result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
     assert outcomes["prompts.jsonl::dataset[manifest]"] == "FAILED"
     result.stdout.fnmatch_lines_random(["*prompts.manifest.json:2: min_records is*", "*prompts.manifest.json:3: quotas: quotas group by 'expected_decision'*"])
+
+
+NEED_LABEL = "quotas: per_label and per_label_locale quotas need label_field (the field to group by)"
+NEED_LOCALE = "quotas: per_locale and per_label_locale quotas need locale_field (the field to group by)"
+NO_RECORD_FIELD = "quotas: quotas group by 'lang', which is not a field of a scenario record*"
+
+
+@pytest.mark.parametrize(
+    ("quotas", "told"),
+    [
+        # a member is invalid: pydantic runs no rule across the members, which are told all the same
+        ({"label_field": "expected_fallback", "per_label": {"none": "x"}, "per_locale": {"en": 1}},
+         ["quotas.per_label.none: a quota is a count*", NEED_LOCALE]),
+        ({"locale_field": "lang", "per_locale": {"en": -1}, "per_label": {"none": 1}},
+         ["quotas.per_locale.en: a count is a whole number >= 0, not -1", NEED_LABEL, NO_RECORD_FIELD]),
+        # every member is valid: a group field missing hides no unknown record field
+        ({"locale_field": "lang", "per_label": {"none": 1}}, [NEED_LABEL, NO_RECORD_FIELD]),
+        ({"label_field": "expected_fallback", "locale_field": "lang", "per_locale": {"en": 1}}, [NO_RECORD_FIELD]),
+    ],
+)
+def test_an_invalid_manifest_tells_every_problem_of_its_quotas(pytester: pytest.Pytester, quotas: dict[str, Any], told: list[str]) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario()))
+    write(pytester, "prompts.manifest.json", '{\n  "min_records": 1,\n  "quotas": ' + json.dumps(quotas) + "\n}\n")
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
+    assert outcomes["prompts.jsonl::dataset[manifest]"] == "FAILED"
+    section = result.stdout.str().split("dataset[manifest] _")[1].split("Fix the manifest")[0]
+    lines = [line for line in section.splitlines() if line.startswith("prompts.manifest.json:")]
+    assert len(lines) == len(told), lines
+    assert all(fnmatch.fnmatch(line, f"prompts.manifest.json:3: {pattern}") for line, pattern in zip(lines, told)), lines
 
 
 def test_an_observation_on_a_faulty_line_is_named_by_the_forward_skip(pytester: pytest.Pytester) -> None:

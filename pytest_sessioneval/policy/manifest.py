@@ -42,6 +42,8 @@ __all__ = [
     "check_dataset",
     "describe_quota",
     "quota_admits",
+    "undeclared_group_fields",
+    "unknown_record_fields",
 ]
 
 class CountRange(BaseModel):
@@ -135,11 +137,35 @@ class Quotas(BaseModel):
 
     @model_validator(mode="after")
     def _fields_declared(self) -> Quotas:
-        if (self.per_label or self.per_label_locale) and self.label_field is None:
-            raise ValueError("per_label and per_label_locale quotas need label_field (the field to group by)")
-        if (self.per_locale or self.per_label_locale) and self.locale_field is None:
-            raise ValueError("per_locale and per_label_locale quotas need locale_field (the field to group by)")
+        problems = undeclared_group_fields(dict(self))
+        if problems:
+            raise ValueError("; ".join(problems))
         return self
+
+
+# The rules that tie the members of quotas together, read from plain values: pydantic runs
+# no validator of the whole once a member is invalid, so the manifest's loader asks them of
+# the quotas as given too, and every problem is told at once.
+
+
+def undeclared_group_fields(quotas: Mapping[str, Any]) -> list[str]:
+    """The group fields that quotas need and do not declare."""
+    problems = []
+    if (quotas.get("per_label") or quotas.get("per_label_locale")) and quotas.get("label_field") is None:
+        problems.append("per_label and per_label_locale quotas need label_field (the field to group by)")
+    if (quotas.get("per_locale") or quotas.get("per_label_locale")) and quotas.get("locale_field") is None:
+        problems.append("per_locale and per_label_locale quotas need locale_field (the field to group by)")
+    return problems
+
+
+def unknown_record_fields(quotas: Mapping[str, Any]) -> list[str]:
+    """The group fields of an envelope set's quotas that are no field of a scenario record."""
+    return [
+        f"quotas group by {declared!r}, which is not a field of a scenario record "
+        f"(the fields are: {', '.join(SCENARIO_FIELDS)})"
+        for declared in (quotas.get("label_field"), quotas.get("locale_field"))
+        if isinstance(declared, str) and declared not in SCENARIO_FIELDS
+    ]
 
 
 class DatasetManifest(BaseModel):
@@ -167,13 +193,9 @@ class EnvelopeManifest(DatasetManifest):
     def _record_fields(cls, quotas: Quotas | None) -> Quotas | None:
         # A field validator (not one of the whole model): it is reported at the quotas' line,
         # also when another key of the manifest is invalid too.
-        if quotas is not None:
-            for declared in (quotas.label_field, quotas.locale_field):
-                if declared is not None and declared not in SCENARIO_FIELDS:
-                    raise ValueError(
-                        f"quotas group by {declared!r}, which is not a field of a scenario record "
-                        f"(the fields are: {', '.join(SCENARIO_FIELDS)})"
-                    )
+        problems = [] if quotas is None else unknown_record_fields(dict(quotas))
+        if problems:
+            raise ValueError("; ".join(problems))
         return quotas
 
 

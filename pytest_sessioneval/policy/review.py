@@ -32,6 +32,8 @@ from .manifest import (
     EnvelopeManifest,
     GoldenManifest,
     check_dataset,
+    undeclared_group_fields,
+    unknown_record_fields,
 )
 from .observation import (
     FORWARD_FIELDS,
@@ -385,6 +387,9 @@ class ManifestLoad(Generic[_Model]):
                 else:
                     text = f"{what} is {show_value(error['input'])}, but {reason_of(error['msg'])}"
                 problems.append((line, f"{file.at(line)}: {text}"))
+            line = _line_of(document, ("quotas",))
+            for text in _unchecked_quota_rules(model, members.get("quotas"), exc.errors(include_url=False)):
+                problems.append((line, f"{file.at(line)}: quotas: {text}"))
             problems += golden_problems
             return cls(file, True, document=document, problems=tuple(problems), golden_set=golden_set)
         problems += golden_problems
@@ -396,6 +401,20 @@ class ManifestLoad(Generic[_Model]):
     def golden_path(self) -> Path | None:
         """The golden set an envelope manifest names (valid or not), resolved beside the manifest."""
         return None if self.golden_set is None else self.file.path.parent / self.golden_set
+
+
+def _unchecked_quota_rules(model: type[BaseModel], quotas: Any, errors: list[Any]) -> list[str]:
+    """What the rules across the members of ``quotas`` find, when pydantic did not run them:
+    it runs the rule of the group fields only when every member is valid, and that of an
+    envelope set's record fields only when the group fields' passes too."""
+    if type(quotas) is not dict:
+        return []
+    members_invalid = any(len(error["loc"]) > 1 and error["loc"][0] == "quotas" for error in errors)
+    undeclared = undeclared_group_fields(quotas) if members_invalid else []
+    found = undeclared
+    if issubclass(model, EnvelopeManifest) and (members_invalid or undeclared_group_fields(quotas)):
+        found = found + unknown_record_fields(quotas)
+    return found
 
 
 def _keys_that_are_no_text(value: Any) -> list[tuple[str | int, ...]]:
