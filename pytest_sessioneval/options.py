@@ -11,10 +11,10 @@ import inspect
 import os
 import stat
 import warnings
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 import pytest
@@ -33,6 +33,7 @@ __all__ = [
     "get_option",
     "is_utf8",
     "issue_warning_at",
+    "note_missed_ini_files",
     "on_command_line",
     "only_informs",
     "option_value",
@@ -192,9 +193,24 @@ def only_informs(config: pytest.Config) -> bool:
     return bool(getattr(config.option, "help", False) or getattr(config.option, "markers", False))
 
 
-def warn_if_ini_file_was_missed(config: pytest.Config, options: Sequence[Option]) -> None:
-    """Warn when a value given apart from its flag (``--session-eval /data/metrics``) made pytest
-    read another ini file than it would have read without it.
+class MissedIniFile(NamedTuple):
+    """An ini file pytest did not read because of a value given apart from its flag."""
+
+    path: Path
+    flag: str
+    value: str
+    read: Path | None  # the ini file pytest read instead
+
+    def text(self, missed: str) -> str:
+        return (
+            f"{self.flag} {self.value}: pytest took {self.value} for a test path when it looked for its ini "
+            f"file, and so read {self.read or 'no ini file'} instead of {missed}; write {self.flag}={self.value}"
+        )
+
+
+def missed_ini_file(config: pytest.Config, options: Sequence[Option]) -> MissedIniFile | None:
+    """The ini file a value given apart from its flag (``--session-eval /data/metrics``) made
+    pytest miss: the one it would have read without that value. ``None`` when there is none.
 
     pytest picks its ini file (and rootdir) before plugin options are known, from what looks
     like a path on the command line: a value apart from its flag is taken for a test path
@@ -204,7 +220,7 @@ def warn_if_ini_file_was_missed(config: pytest.Config, options: Sequence[Option]
     flags = {option.flag for option in options if option.kind != "bool"}
     apart = [(flag, value) for flag, value in zip(words, words[1:]) if flag in flags and not value.startswith("-")]
     if not apart:
-        return
+        return None
     try:  # pytest's own (private) lookup, asked as it was asked, and without the values apart
         from _pytest.config.findpaths import determine_setup
 
@@ -219,19 +235,53 @@ def warn_if_ini_file_was_missed(config: pytest.Config, options: Sequence[Option]
         paths = [str(path) for path in config.option.file_or_dir or ()]
         with_values = determine_setup(args=[*paths, *(value for _, value in apart)], **asked)[1]
         without_values = determine_setup(args=paths, **asked)[1]
-    except Exception:  # noqa: BLE001  a pytest that looks elsewhere: no warning rather than a wrong one
-        return
-    if with_values == config.inipath and without_values is not None and without_values != config.inipath:
-        flag, value = apart[0]
-        issue_warning_at(
-            config,
-            pytest.PytestConfigWarning(
-                f"{flag} {value}: pytest took {value} for a test path when it looked for its ini file, "
-                f"and so read {config.inipath or 'no ini file'} instead of this one; write {flag}={value}"
-            ),
-            str(without_values),
-            1,
-        )
+    except Exception:  # noqa: BLE001  a pytest that looks elsewhere: nothing said rather than a wrong word
+        return None
+    if with_values != config.inipath or without_values is None or without_values == config.inipath:
+        return None
+    flag, value = apart[0]
+    return MissedIniFile(Path(without_values), flag, value, config.inipath)
+
+
+def warn_if_ini_file_was_missed(config: pytest.Config, options: Sequence[Option]) -> None:
+    """Warn, located at the ini file, when a value apart from its flag made pytest miss it."""
+    missed = missed_ini_file(config, options)
+    if missed is not None:
+        issue_warning_at(config, pytest.PytestConfigWarning(missed.text("this one")), str(missed.path), 1)
+
+
+def note_missed_ini_files(pluginmanager: pytest.PytestPluginManager, options: Sequence[Option]) -> None:
+    """Have a usage error at configure or session start say which ini file a value of
+    ``options`` given apart from its flag made pytest miss (for every plugin that asks, once)."""
+    note = pluginmanager.get_plugin(_MISSED_INI_NOTE)
+    if note is None:
+        note = _MissedIniNote()
+        pluginmanager.register(note, _MISSED_INI_NOTE)
+    note.options.extend(options)
+
+
+_MISSED_INI_NOTE = "sessioneval-missed-ini-note"
+
+
+class _MissedIniNote:
+    """Adds the ini file pytest missed to a usage error that stops the run: the warning that
+    says so is never shown then, and the keys of that file going unread may well be what
+    the error is about ("needs an envelope set" when the ini file names one)."""
+
+    def __init__(self) -> None:
+        self.options: list[Option] = []
+
+    # Around the whole run: configure (a historic hook, which takes no wrapper) and session
+    # start both happen inside it, and pytest shows a usage error that leaves it.
+    @pytest.hookimpl(wrapper=True)
+    def pytest_cmdline_main(self, config: pytest.Config) -> Generator[None, int | pytest.ExitCode | None, int | pytest.ExitCode | None]:
+        try:
+            return (yield)
+        except pytest.UsageError as error:
+            missed = missed_ini_file(config, self.options)
+            if missed is None:
+                raise
+            raise pytest.UsageError(f"{error}\n(note: {missed.text(str(missed.path))})") from None
 
 
 try:  # pytest's own (private) helper; without it the warnings are shown, only unfiltered

@@ -71,8 +71,9 @@ def is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     opt.add_options(parser)
+    opt.note_missed_ini_files(pluginmanager, opt.OPTIONS)
 
 
 @pytest.hookimpl(tryfirst=True)

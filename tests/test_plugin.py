@@ -312,6 +312,17 @@ def test_a_value_apart_from_its_flag_that_made_pytest_miss_the_ini_file_is_warne
         result = pytester.runpytest(*args, "-p", "no:randomly")
         result.stdout.no_fnmatch_line("*PytestConfigWarning*")
         result.stdout.fnmatch_lines(["journal eval.jsonl: 1 record(s) appended*"])
+    # A usage error stops the run before warnings are shown: it says so itself, the missed
+    # ini file being maybe what it is about.
+    for args in (["--session-eval", str(outside), "--session-eval-session", "nope"],
+                 ["--policy-decisions", str(outside.parent / "prompts.jsonl")]):
+        stopped = pytester.runpytest(*args)
+        assert stopped.ret == pytest.ExitCode.USAGE_ERROR
+        stopped.stderr.fnmatch_lines(
+            ["ERROR: --*", f"(note: {args[0]} {args[1]}: pytest took {args[1]} for a test path when it looked for its ini "
+             f"file, and so read no ini file instead of {project / 'pytest.ini'}; write {args[0]}={args[1]})"]
+        )
+    assert "(note:" not in pytester.runpytest(f"--session-eval={outside}", "--session-eval-session", "nope").stderr.str()
     # Nor where no ini file would be read without the value: it finds the data's own project.
     (outside.parent / "pytest.ini").write_text("[pytest]\n")
     os.chdir(pytester.path)

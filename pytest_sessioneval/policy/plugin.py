@@ -22,6 +22,7 @@ from ..options import (
     claim_files,
     data_file_node_id,
     file_identity,
+    note_missed_ini_files,
     only_informs,
     path_kind,
     readable_file,
@@ -71,8 +72,9 @@ def manifest_beside(data: Path) -> Path:
     return data.with_name(data.stem + MANIFEST_SUFFIX)
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     add_options(parser)
+    note_missed_ini_files(pluginmanager, OPTIONS)
 
 
 @pytest.hookimpl(tryfirst=True)
