@@ -36,8 +36,8 @@ from .options import (
     BROKEN_LINK,
     absolute,
     claim_files,
-    data_file_node_id,
     add_collection_args,
+    data_file_node_id,
     file_identity,
     not_a_file,
     path_kind,
@@ -679,10 +679,11 @@ class SessionEvalRun:
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
         path = absolute(file_path)
-        nodeid = data_file_node_id(parent.config, file_path)
         if path in self.journals and (self.verify_path is None or path == self.verify_path):
+            nodeid = data_file_node_id(parent.config, file_path)
             return JournalFile.from_parent(parent, path=file_path, nodeid=nodeid, journal=self.journals[path])
         if self.verify_path is None and path in self.evaluations:
+            nodeid = data_file_node_id(parent.config, file_path)
             return SessionsFile.from_parent(parent, path=file_path, nodeid=nodeid, evaluation=self.evaluations[path])
         return None
 
