@@ -13,7 +13,7 @@ from _pytest.pathlib import bestrelpath
 
 from .engine import Evaluation, SessionEvaluation, SkippedSession, UnidentifiedRecord
 from .jsonl import InputProblem
-from .naming import escape_name
+from .naming import escape_name, unique_name
 from .options import wire_safe
 from .outcomes import VerdictFailed, VerdictUndetermined, markers_for, raise_for
 from .rubric import DimensionVerdict
@@ -107,6 +107,9 @@ class SessionsFile(pytest.File):
 
     def collect(self) -> Iterator[_RecordItem]:
         rubric = self.evaluation.rubric
+        # A session named "line-<N>" keeps its name: the record without a usable id on line N
+        # becomes "line-<N>~1[...]", or a node id copied from the output would select both.
+        taken = {escape_name(entry.session_id) for entry in self.evaluation.entries if not isinstance(entry, UnidentifiedRecord)}
         for entry in self.evaluation.entries:
             if isinstance(entry, SessionEvaluation):
                 base = escape_name(entry.session_id)
@@ -126,7 +129,9 @@ class SessionsFile(pytest.File):
             elif isinstance(entry, SkippedSession):
                 yield self._child(SkippedSessionItem, escape_name(entry.session_id), entry=entry)
             else:
-                yield self._child(UnidentifiedRecordItem, f"line-{entry.line}[no-session-id]", entry=entry)
+                line = entry.line
+                where = unique_name(taken, lambda n: f"line-{line}" if n == 1 else f"line-{line}~{n - 1}")
+                yield self._child(UnidentifiedRecordItem, f"{where}[no-session-id]", entry=entry)
 
     def _child(self, kind: type[_RecordItem], name: str, **kwargs: Any) -> _RecordItem:
         # The node id is given as text so that pytest parses the ``[...]`` part as

@@ -432,6 +432,20 @@ def test_bad_lines_warn_with_file_and_line_and_the_rest_is_scored(pytester: pyte
     )
 
 
+def test_a_session_named_like_a_line_keeps_its_node_id_apart_from_the_record_without_an_id(
+    pytester: pytest.Pytester, write_metrics: MetricsWriter
+) -> None:
+    metrics = write_metrics(
+        [{"session_id": "line-2", "status": "abandoned"}, {"status": "completed"}, session("line-3"), {"session_id": 5}], []
+    )
+    listed = [line for line in pytester.runpytest("--session-eval", str(metrics), "--co", "-q").stdout.lines if "::" in line]
+    assert "metrics/sessions.jsonl::line-2" in listed and "metrics/sessions.jsonl::line-2~1[no-session-id]" in listed
+    assert "metrics/sessions.jsonl::line-3[gate-health]" in listed and "metrics/sessions.jsonl::line-4[no-session-id]" in listed
+    # A node id copied from the output selects its own items, and only those.
+    pytester.runpytest("--session-eval", str(metrics), "metrics/sessions.jsonl::line-2").assert_outcomes(skipped=1)
+    pytester.runpytest("--session-eval", str(metrics), "metrics/sessions.jsonl::line-2~1").assert_outcomes(failed=1)
+
+
 def run_reports(pytester: pytest.Pytester, metrics: Path, *extra: str) -> tuple[dict[str, Any], dict[str, dict[str, str]], pytest.RunResult]:
     report, junit = pytester.path / "report.json", pytester.path / "junit.xml"
     result = pytester.runpytest_subprocess(
