@@ -31,6 +31,7 @@ __all__ = [
     "claim_files",
     "collection_arg",
     "get_option",
+    "given_as",
     "is_utf8",
     "issue_warning_at",
     "note_missed_ini_files",
@@ -185,6 +186,14 @@ def option_value(config: pytest.Config, flag: str, options: Sequence[Option] = O
 def on_command_line(config: pytest.Config, flag: str, options: Sequence[Option] = OPTIONS) -> bool:
     """Whether ``flag`` was given on the command line (not only in the ini file)."""
     return config.getoption(_by_flag(flag, options).dest) not in (None, False)
+
+
+def given_as(config: pytest.Config, flag: str, options: Sequence[Option] = OPTIONS) -> str:
+    """How the user gave ``flag``'s value, to name it in a message: the flag, or its ini key."""
+    if on_command_line(config, flag, options):
+        return flag
+    where = f" in {config.inipath}" if config.inipath else ""
+    return f"ini key {_by_flag(flag, options).ini}{where}"
 
 
 def only_informs(config: pytest.Config) -> bool:

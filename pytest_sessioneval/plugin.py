@@ -114,12 +114,13 @@ def _resolve_sources(config: pytest.Config, paths: list[Path]) -> dict[Path, Pat
     return sources
 
 
-def _date_bound(flag: str, value: str | None, end_of_day: bool) -> int | None:
+def _date_bound(config: pytest.Config, flag: str, end_of_day: bool) -> int | None:
+    value = _option(config, flag)
     if value is None:
         return None
     ms = parse_timestamp_ms(value)
     if ms is None:
-        raise usage_error(flag, f"{value!r} is not a date (YYYY-MM-DD) or an RFC 3339 date-time")
+        raise pytest.UsageError(f"{opt.given_as(config, flag)}: {value!r} is not a date (YYYY-MM-DD) or an RFC 3339 date-time")
     if end_of_day and len(value) == 10:
         ms += _DAY_MS - 1
     return ms
@@ -159,22 +160,31 @@ def pytest_configure(config: pytest.Config) -> None:
         raise usage_error("--session-eval-verify", "needs --session-eval to name the metrics to re-score")
     journals = [p for p in paths if path_kind("--session-eval", p) == "file" and is_journal(p)]
     sources = _resolve_sources(config, [p for p in paths if p not in journals])
+    named = frozenset(_option(config, "--session-eval-session")) or None
+    latest = _option(config, "--session-eval-latest")
+    if latest and named and not verify:
+        # The command line wins over the ini file; given the same way, the two contradict.
+        named_here, latest_here = (opt.on_command_line(config, flag) for flag in ("--session-eval-session", "--session-eval-latest"))
+        if named_here and not latest_here:
+            latest = False
+        elif latest_here and not named_here:
+            named = None
+        else:
+            raise pytest.UsageError(
+                f"{opt.given_as(config, '--session-eval-latest')}: picks one session itself, so it does not combine "
+                f"with {opt.given_as(config, '--session-eval-session')}: give one of them"
+            )
     selection = Selection(
-        session_ids=frozenset(_option(config, "--session-eval-session")) or None,
-        latest=_option(config, "--session-eval-latest"),
-        since_ms=_date_bound("--session-eval-since", _option(config, "--session-eval-since"), False),
-        until_ms=_date_bound("--session-eval-until", _option(config, "--session-eval-until"), True),
+        session_ids=named,
+        latest=latest,
+        since_ms=_date_bound(config, "--session-eval-since", False),
+        until_ms=_date_bound(config, "--session-eval-until", True),
     )
-    if selection.latest and selection.session_ids and not verify:
-        raise usage_error(
-            "--session-eval-latest",
-            "picks one session itself, so it does not combine with --session-eval-session: give one of them",
-        )
     if selection.since_ms is not None and selection.until_ms is not None and selection.since_ms > selection.until_ms:
-        raise usage_error(
-            "--session-eval-until",
-            f"{_option(config, '--session-eval-until')} is before --session-eval-since "
-            f"{_option(config, '--session-eval-since')}: no session could be selected",
+        raise pytest.UsageError(
+            f"{opt.given_as(config, '--session-eval-until')}: {_option(config, '--session-eval-until')} is before "
+            f"{opt.given_as(config, '--session-eval-since')} {_option(config, '--session-eval-since')}: no session "
+            "could be selected"
         )
     run = SessionEvalRun(sources, selection, _eval_timestamp(config))
     run.date_range = " and ".join(
@@ -561,17 +571,18 @@ class SessionEvalRun:
             if unknown:
                 searched = ", ".join(str(p) for p in self.evaluations) or "no sessions file"
                 note = " (it selects sessions of sessions files, not records of journals)" if self.journals else ""
-                raise usage_error(
-                    "--session-eval-session",
-                    f"unknown session id(s): {', '.join(map(repr, unknown))} (searched {searched}){note}",
+                raise pytest.UsageError(
+                    f"{opt.given_as(session.config, '--session-eval-session')}: unknown session id(s): "
+                    f"{', '.join(map(repr, unknown))} (searched {searched}){note}"
                 )
             listed = {entry.session_id for e in self.evaluations.values() for entry in e.entries if isinstance(entry, (SessionEvaluation, SkippedSession))}
             outside = sorted(wanted - listed)
             if outside:  # only the date range leaves out a session that is in the files
-                raise usage_error(
-                    "--session-eval-since" if self.selection.since_ms is not None else "--session-eval-until",
-                    f"session id(s) {', '.join(map(repr, outside))}, named by --session-eval-session, started "
-                    "outside the selected date range (or their started_at does not parse)",
+                bounds = [flag for flag in ("--session-eval-since", "--session-eval-until") if _option(session.config, flag) is not None]
+                raise pytest.UsageError(
+                    f"{opt.given_as(session.config, bounds[0])}: session id(s) {', '.join(map(repr, outside))}, named by "
+                    f"{opt.given_as(session.config, '--session-eval-session')}, started outside the selected date range "
+                    "(or their started_at does not parse)"
                 )
         if self.judges is None:
             return

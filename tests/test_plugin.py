@@ -188,6 +188,36 @@ def test_latest_does_not_combine_with_named_sessions(pytester: pytest.Pytester, 
     result.stderr.fnmatch_lines(["ERROR: --session-eval-latest: *does not combine with --session-eval-session*"])
 
 
+def test_the_command_line_wins_over_an_ini_selection_and_messages_name_the_ini_key(
+    pytester: pytest.Pytester, write_metrics: MetricsWriter
+) -> None:
+    metrics = write_metrics([session("a"), session("b", start="2026-08-02T09:00:00Z", end="2026-08-02T10:00:00Z")], [])
+
+    def sessions(*args: str) -> set[str]:
+        result = pytester.runpytest("--session-eval", str(metrics), "--co", "-q", *args)
+        assert result.ret == pytest.ExitCode.OK, result.stderr.str()
+        return {line.split("::")[1].split("[")[0] for line in result.stdout.lines if "::" in line}
+
+    pytester.makeini("[pytest]\nsession_eval_latest = true\n")
+    assert sessions() == {"b"}
+    assert sessions("--session-eval-session", "a") == {"a"}  # the ini's latest gives way
+    pytester.makeini("[pytest]\nsession_eval_sessions = a\n")
+    assert sessions("--session-eval-latest") == {"b"}  # the ini's sessions give way
+    # Given the same way, they contradict; the message names what the user wrote.
+    pytester.makeini("[pytest]\nsession_eval_sessions = a\nsession_eval_latest = true\n")
+    both = pytester.runpytest("--session-eval", str(metrics))
+    assert both.ret == pytest.ExitCode.USAGE_ERROR
+    both.stderr.fnmatch_lines(["ERROR: ini key session_eval_latest in *tox.ini: picks one session itself, so it does not "
+                               "combine with ini key session_eval_sessions in *tox.ini: give one of them"])
+    pytester.makeini("[pytest]\nsession_eval_since = 2026-08-01\n")
+    outside = pytester.runpytest("--session-eval", str(metrics), "--session-eval-session", "a")
+    outside.stderr.fnmatch_lines(["ERROR: ini key session_eval_since in *tox.ini: session id(s) 'a', named by --session-eval-session, started outside*"])
+    pytester.makeini("[pytest]\nsession_eval_since = July\nsession_eval_sessions = nope\n")
+    pytester.runpytest("--session-eval", str(metrics)).stderr.fnmatch_lines(["ERROR: ini key session_eval_since in *tox.ini: 'July' is not a date*"])
+    pytester.makeini("[pytest]\nsession_eval_sessions = nope\n")
+    pytester.runpytest("--session-eval", str(metrics)).stderr.fnmatch_lines(["ERROR: ini key session_eval_sessions in *tox.ini: unknown session id(s): 'nope'*"])
+
+
 def test_a_named_session_the_date_range_leaves_out_is_a_usage_error(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
     metrics = write_metrics([session("a"), session("b", start="2026-08-02T09:00:00Z", end="2026-08-02T10:00:00Z"), session("c", start="soon")], [])
     for since, named in (("2026-08-01", ("a",)), ("2026-07-01", ("c", "b"))):
