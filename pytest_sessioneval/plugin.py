@@ -227,6 +227,30 @@ def pytest_configure(config: pytest.Config) -> None:
                 f"{', '.join(map(str, journals))}: a journal; re-verification needs the metrics "
                 "(sessions.jsonl) to score again, given to --session-eval",
             )
+        others = [p for p in run.report_journals if p != absolute(run.verify_path)]
+        if others:
+            raise usage_error(
+                "--session-eval",
+                f"{', '.join(map(str, others))}: a journal given as input; re-verification shows only the "
+                "journal it re-verifies (--session-eval-verify): show this one in a run of its own",
+            )
+    elif journals:
+        # A journal given as input shows every record it holds: these select sessions of sessions files.
+        selecting = [
+            flag for flag in ("--session-eval-latest", "--session-eval-since", "--session-eval-until")
+            if _option(config, flag)
+        ]
+        if selecting and not run.sources:
+            raise pytest.UsageError(
+                f"{opt.given_as(config, selecting[0])}: selects sessions of sessions files, and "
+                f"{', '.join(map(str, journals))} is a journal, whose every record is shown; select "
+                "records with -k or a node id"
+            )
+        if selecting:
+            run.journal_messages.append(
+                f"{', '.join(selecting)} selected sessions of the sessions files only: the journal(s) given as "
+                "input show every record"
+            )
     journal = _option(config, "--session-eval-journal")
     if journal is not None and not is_worker(config):
         run.journal_path = _writable_journal(journal)

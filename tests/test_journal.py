@@ -738,6 +738,31 @@ def test_a_session_selection_given_to_re_verification_is_a_usage_error(pytester:
     result.stderr.fnmatch_lines([f"ERROR: {selection[0]}: does not apply to re-verification*select records with -k or a node id"])
 
 
+@pytest.mark.parametrize("selection", [("--session-eval-latest",), ("--session-eval-since", "2026-01-01"), ("--session-eval-until", "2026-12-31")])
+def test_a_session_selection_does_not_pass_over_a_journal_given_as_input_silently(
+    pytester: pytest.Pytester, metrics: Path, selection: tuple[str, ...]
+) -> None:
+    journal_run(pytester, metrics)
+    alone = pytester.runpytest("--session-eval", "eval.jsonl", *selection)
+    assert alone.ret == pytest.ExitCode.USAGE_ERROR
+    alone.stderr.fnmatch_lines([f"ERROR: {selection[0]}: selects sessions of sessions files, and *eval.jsonl is a journal, "
+                                "whose every record is shown; select records with -k or a node id"])
+    beside = pytester.runpytest("--session-eval", str(metrics), "--session-eval", "eval.jsonl", *selection)
+    beside.stdout.fnmatch_lines([f"{selection[0]} selected sessions of the sessions files only: the journal(s) given as input show every record"])
+
+
+def test_re_verification_refuses_another_journal_given_as_input(pytester: pytest.Pytester, metrics: Path) -> None:
+    journal_run(pytester, metrics)
+    (pytester.path / "other.jsonl").write_bytes((pytester.path / "eval.jsonl").read_bytes())
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval", "other.jsonl", "--session-eval-verify", "eval.jsonl")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --session-eval: *other.jsonl: a journal given as input; re-verification shows only the "
+                                 "journal it re-verifies (--session-eval-verify): show this one in a run of its own"])
+    # The journal re-verified, given as input too, is that same journal.
+    same = pytester.runpytest("--session-eval", str(metrics), "--session-eval", "eval.jsonl", "--session-eval-verify", "eval.jsonl")
+    assert same.ret == pytest.ExitCode.OK
+
+
 def test_records_sharing_a_run_id_are_items_of_their_own_and_each_is_counted(pytester: pytest.Pytester, metrics: Path) -> None:
     journal_run(pytester, metrics)
     first, *_ = (pytester.path / "eval.jsonl").read_text().splitlines()
