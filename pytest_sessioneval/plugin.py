@@ -18,6 +18,7 @@ from . import html_extras
 from . import options as opt
 from .engine import (
     EVENTS_FILE,
+    SESSIONS_FILE,
     Evaluation,
     NoEligibleSession,
     Selection,
@@ -29,7 +30,7 @@ from .engine import (
 from .html_report import ReportData, SessionRow, first_text, is_html_page, write_report
 from .journal import JournalError, append_records, foreign_to_journal, is_journal, read_journal
 from .journal_items import JournalFile, StoredJournal
-from .jsonl import NAMED_PROBLEMS
+from .jsonl import NAMED_PROBLEMS, first_named
 from .judge import Judge, JudgeContractError, judge_session
 from .nodes import SessionsFile, _RecordItem, plain_node_id, tag_groups, warn_problems
 from .options import (
@@ -105,6 +106,7 @@ def _resolve_sources(config: pytest.Config, paths: list[Path]) -> dict[Path, Pat
                 f"{sessions}: is the events file of this run too; give the sessions.jsonl (or the "
                 "directory holding both)",
             )
+        _refuse_events_as_sessions(sessions)
         if events is None:  # the events.jsonl beside, when there is one, must be readable
             near = sessions.parent / "events.jsonl"
             kind = path_kind("--session-eval", near)
@@ -112,6 +114,24 @@ def _resolve_sources(config: pytest.Config, paths: list[Path]) -> dict[Path, Pat
                 raise usage_error("--session-eval", f"{near}: {not_a_file(kind)}")
         sources.setdefault(absolute(sessions), beside)
     return sources
+
+
+def _refuse_events_as_sessions(path: Path) -> None:
+    """An events file under another name than ``events.jsonl``, given as the sessions: its
+    session starts would be scored as sessions and every other event fail as a record
+    without a session id. (A file named ``sessions.jsonl`` is sessions whatever it holds.)"""
+    if path.name == SESSIONS_FILE:
+        return
+    try:
+        named = first_named(path, ("event", "session_id"))
+    except OSError:
+        return  # reading it says why, where it is read
+    if named.key == "event":
+        raise usage_error(
+            "--session-eval",
+            f"{path}: line {named.line} names event: the file holds orchestrator events; give the sessions "
+            "file (the events go beside it as events.jsonl, or to --session-eval-events)",
+        )
 
 
 def _date_bound(config: pytest.Config, flag: str, end_of_day: bool) -> int | None:

@@ -724,10 +724,15 @@ def test_fixtures_per_test_collects_only_the_data(pytester: pytest.Pytester, wri
 
 def test_an_events_file_given_as_the_sessions_is_a_usage_error(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
     metrics = write_metrics([session("a")], [gate("2026-07-20T09:30:00Z")])
+    pytester.mkdir("renamed")
+    write_jsonl(pytester.path / "renamed" / "ev.jsonl", [{"note": "header"}, {"event": "orchestrator.session.started", "session_id": "a"}])
     for args, message in (
         (("--session-eval", str(metrics / "events.jsonl")), "ERROR: --session-eval: *: is the events file of this run too*"),
         (("--session-eval", str(metrics), "--session-eval-events", str(metrics / "sessions.jsonl")),
          "ERROR: --session-eval-events: *sessions.jsonl: is the sessions file of this run; give the events file"),
+        # under another name, known by what it holds (a session start names a session too)
+        (("--session-eval", "renamed/ev.jsonl"),
+         "ERROR: --session-eval: *ev.jsonl: line 2 names event: the file holds orchestrator events; give the sessions file*"),
     ):
         result = pytester.runpytest(*args)
         assert result.ret == pytest.ExitCode.USAGE_ERROR
