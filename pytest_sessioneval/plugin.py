@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 import socket
 from dataclasses import asdict, replace
 from datetime import datetime, timezone
@@ -146,11 +147,20 @@ def _date_bound(config: pytest.Config, flag: str, end_of_day: bool) -> int | Non
     return ms
 
 
+# The eval timestamp as the clock gives it: a run_id drops its "-", ":" and ".", which
+# keeps two such spellings apart (offsets and zone-less times do not stay apart).
+_UTC_DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z", re.ASCII)
+
+
 def _eval_timestamp(config: pytest.Config) -> str:
     given = _option(config, "--session-eval-timestamp")
     if given is not None:
-        if parse_timestamp_ms(given) is None:
-            raise usage_error("--session-eval-timestamp", f"{given!r} is not an ISO 8601 date-time")
+        if not _UTC_DATE_TIME.fullmatch(given) or parse_timestamp_ms(given) is None:
+            raise pytest.UsageError(
+                f"{opt.given_as(config, '--session-eval-timestamp')}: {given!r} is not a UTC date-time such as "
+                "2026-08-01T00:00:00Z (a run_id keeps its digits alone, so an offset or a missing zone could "
+                "give two evaluation times one run_id)"
+            )
         return str(given)
     if is_worker(config) and "session_eval_timestamp" in config.workerinput:  # type: ignore[attr-defined]
         return str(config.workerinput["session_eval_timestamp"])  # type: ignore[attr-defined]

@@ -424,7 +424,13 @@ def test_events_option_overrides_the_file_beside(pytester: pytest.Pytester, writ
         (["--session-eval", "emptydir"], "*--session-eval: *emptydir: directory holds no sessions.jsonl*"),
         (["--session-eval", "metrics", "--session-eval-events", "nope.jsonl"], "*--session-eval-events: *nope.jsonl: no such file or directory*"),
         (["--session-eval", "metrics", "--session-eval-events", "emptydir"], "*--session-eval-events: *emptydir: not a file*"),
-        (["--session-eval", "metrics", "--session-eval-timestamp", "yesterday"], "*--session-eval-timestamp: 'yesterday' is not an ISO 8601 date-time*"),
+        (["--session-eval", "metrics", "--session-eval-timestamp", "yesterday"], "*--session-eval-timestamp: 'yesterday' is not a UTC date-time*"),
+        # a run_id keeps the digits alone: "-01:00" and ".0100" would give one run_id
+        (["--session-eval", "metrics", "--session-eval-timestamp", "2026-08-01T00:00:00-01:00"],
+         "*--session-eval-timestamp: '2026-08-01T00:00:00-01:00' is not a UTC date-time such as 2026-08-01T00:00:00Z*"),
+        (["--session-eval", "metrics", "--session-eval-timestamp", "2026-08-01T00:00:00.0100"], "*is not a UTC date-time*"),
+        (["--session-eval", "metrics", "--session-eval-timestamp", "2026-08-01"], "*is not a UTC date-time*"),
+        (["--session-eval", "metrics", "--session-eval-timestamp", "2026-02-30T00:00:00Z"], "*is not a UTC date-time*"),
         (["--session-eval", "metrics", "--session-eval-since", "July"], "*--session-eval-since: 'July' is not a date*"),
     ],
 )
