@@ -216,17 +216,29 @@ def opens_json_document(path: Path) -> bool:
         return False
     first = opening[0]
     if first.startswith(b"["):
-        try:
-            orjson.loads(first)
-        except orjson.JSONDecodeError:
-            return True
-        return False
+        return not _is_one_json_value(first)
     return (
         first.startswith(b"{")
         and len(opening) == 2
         and not opening[1].startswith(b"{")
         and type(decode_object(first)) is not dict
     )
+
+
+def _is_one_json_value(line: bytes) -> bool:
+    """Whether ``line`` is one whole JSON value, whatever it holds: orjson refuses some whole
+    values (a lone surrogate escape, a number too large for a float, bytes that are not
+    UTF-8), which the standard parser, given the text with bad bytes replaced, still reads."""
+    try:
+        orjson.loads(line)
+        return True
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        json.loads(line.decode("utf-8", "replace"))
+        return True
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to tell: a document's opening
+        return False
 
 
 class FirstNamed(NamedTuple):

@@ -253,7 +253,7 @@ def test_bad_arguments_are_usage_errors(pytester: pytest.Pytester, args: list[st
     assert "Traceback" not in result.stderr.str() + result.stdout.str()
 
 
-@pytest.mark.parametrize("opening", ["[1, 2]", "\ufeff[]", '\n[{"id": "a"}]'])
+@pytest.mark.parametrize("opening", ["[1, 2]", "\ufeff[]", '\n[{"id": "a"}]', '["\\ud800"]', "[1e400]"])
 def test_an_array_on_the_first_line_is_one_bad_line_not_a_document(pytester: pytest.Pytester, opening: str) -> None:
     # An array closed on its line is a line of JSON Lines that holds no object: that line
     # fails, and every other line is still checked.
