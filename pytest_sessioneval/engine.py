@@ -137,8 +137,10 @@ class Evaluation:
     entries: list[Entry] = field(default_factory=list)
     problems: list[InputProblem] = field(default_factory=list)
     session_ids: frozenset[str] = frozenset()
-    # Selected sessions left out because they started outside the date range of the
-    # selection (or their started_at does not parse while a range is given).
+    records: int = 0  # lines that hold a JSON object
+    # Records left out because they started outside the date range of the selection (or
+    # their started_at does not parse while a range is given): a session's authoritative
+    # record, or a record without a usable session_id, each that would be an entry else.
     outside_dates: int = 0
 
     @property
@@ -234,9 +236,13 @@ def _evaluate(
             ids.append(raw_id)
         else:
             ids.append(None)
-        if ids[index] is None and admitted:
-            unidentified[index] = session_id_problem(record)
+        if ids[index] is None:
+            if admitted:
+                unidentified[index] = session_id_problem(record)
+            elif selection.session_ids is None and not selection.latest:
+                result.outside_dates += 1  # a record without a usable session_id, outside the dates
     result.session_ids = frozenset(last_line_of)
+    result.records = len(numbers)
     peer_index = PeerIndex(with_window)
     del with_window
 

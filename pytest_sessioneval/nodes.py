@@ -109,7 +109,9 @@ class SessionsFile(pytest.File):
         rubric = self.evaluation.rubric
         # A session named "line-<N>" keeps its name: the record without a usable id on line N
         # becomes "line-<N>~1[...]", or a node id copied from the output would select both.
-        taken = {escape_name(entry.session_id) for entry in self.evaluation.entries if not isinstance(entry, UnidentifiedRecord)}
+        # Every session of the file counts, selected or not, so that the name never depends
+        # on the selection (a node id copied, or cached for --lf, names the same record).
+        taken = {escape_name(session_id) for session_id in self.evaluation.session_ids}
         for entry in self.evaluation.entries:
             if isinstance(entry, SessionEvaluation):
                 base = escape_name(entry.session_id)

@@ -189,11 +189,15 @@ def on_command_line(config: pytest.Config, flag: str, options: Sequence[Option] 
 
 
 def given_as(config: pytest.Config, flag: str, options: Sequence[Option] = OPTIONS) -> str:
-    """How the user gave ``flag``'s value, to name it in a message: the flag, or its ini key."""
+    """How the user gave ``flag``'s value, to name it in a message: the flag, ``-o`` with its
+    ini key, or its ini key in the ini file."""
     if on_command_line(config, flag, options):
         return flag
+    key = _by_flag(flag, options).ini
+    if any(str(entry).split("=", 1)[0] == key for entry in config.option.override_ini or ()):
+        return f"-o {key}"
     where = f" in {config.inipath}" if config.inipath else ""
-    return f"ini key {_by_flag(flag, options).ini}{where}"
+    return f"ini key {key}{where}"
 
 
 def only_informs(config: pytest.Config) -> bool:
@@ -290,7 +294,9 @@ class _MissedIniNote:
             missed = missed_ini_file(config, self.options)
             if missed is None:
                 raise
-            raise pytest.UsageError(f"{error}\n(note: {missed.text(str(missed.path))})") from None
+            # pytest shows each argument of a usage error as an error line of its own.
+            *first, last = error.args or ("",)
+            raise pytest.UsageError(*first, f"{last}\n(note: {missed.text(str(missed.path))})") from None
 
 
 try:  # pytest's own (private) helper; without it the warnings are shown, only unfiltered

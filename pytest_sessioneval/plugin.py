@@ -217,10 +217,9 @@ def pytest_configure(config: pytest.Config) -> None:
             "could be selected"
         )
     run = SessionEvalRun(sources, selection, _eval_timestamp(config))
-    run.date_range = " and ".join(
-        f"{flag} {_option(config, flag)}"
-        for flag in ("--session-eval-since", "--session-eval-until")
-        if _option(config, flag) is not None
+    bounds = {word: flag for word, flag in (("since", "--session-eval-since"), ("until", "--session-eval-until")) if _option(config, flag) is not None}
+    run.date_range = "the date range " + " ".join(f"{word} {_option(config, flag)}" for word, flag in bounds.items()) + (
+        f" ({', '.join(opt.given_as(config, flag) for flag in bounds.values())})"
     )
     run.check_every_event_line = not _option(config, "--session-eval-fast-events")
     run.rubrics = _registered_rubrics(config)
@@ -267,19 +266,30 @@ def pytest_configure(config: pytest.Config) -> None:
     elif journals:
         # A journal given as input shows every record it holds: these select sessions of sessions files.
         selecting = [
-            flag for flag in ("--session-eval-latest", "--session-eval-since", "--session-eval-until")
-            if _option(config, flag)
-        ]
-        if selecting and not run.sources:
-            raise pytest.UsageError(
-                f"{opt.given_as(config, selecting[0])}: selects sessions of sessions files, and "
-                f"{', '.join(map(str, journals))} is a journal, whose every record is shown; select "
-                "records with -k or a node id"
+            flag
+            for flag, given in (
+                ("--session-eval-session", selection.session_ids is not None),
+                ("--session-eval-latest", selection.latest),
+                ("--session-eval-since", selection.since_ms is not None),
+                ("--session-eval-until", selection.until_ms is not None),
             )
-        if selecting:
+            if given
+        ]
+        if not run.sources:
+            # Nothing to select from: an option given on the command line is a mistake; ini keys
+            # are left out, as in re-verification.
+            typed = [flag for flag in selecting if opt.on_command_line(config, flag)]
+            if typed:
+                raise usage_error(
+                    typed[0],
+                    f"selects sessions of sessions files, and {', '.join(map(str, journals))} is a journal, "
+                    "whose every record is shown; select records with -k or a node id",
+                )
+            run.selection = Selection()
+        elif selecting:
             run.journal_messages.append(
-                f"{', '.join(selecting)} selected sessions of the sessions files only: the journal(s) given as "
-                "input show every record"
+                f"{', '.join(opt.given_as(config, flag) for flag in selecting)} selected sessions of the sessions "
+                "files only: the journal(s) given as input show every record"
             )
     journal = _option(config, "--session-eval-journal")
     if journal is not None and not is_worker(config):
@@ -884,11 +894,14 @@ class SessionEvalRun:
             where = bestrelpath(config.invocation_params.dir, path)
             if evaluation.outside_dates:
                 lines.append(
-                    f"{where}: {evaluation.outside_dates} session(s) left out by {self.date_range}: they "
-                    "started outside that range, or their started_at does not parse"
+                    f"{where}: {evaluation.outside_dates} session record(s) left out by {self.date_range}: they "
+                    "started outside it, or their started_at does not parse"
                 )
-            elif not evaluation.entries:
+            elif not evaluation.records:
                 lines.append(f"{where}: no session record to score")
+            elif not evaluation.entries and self.selection.session_ids is not None:
+                named = opt.given_as(config, "--session-eval-session")
+                lines.append(f"{where}: none of its sessions is named by {named}")
         return lines
 
     def _looked_past_lines(self, config: pytest.Config) -> list[str]:

@@ -751,6 +751,20 @@ def test_a_session_selection_does_not_pass_over_a_journal_given_as_input_silentl
     beside.stdout.fnmatch_lines([f"{selection[0]} selected sessions of the sessions files only: the journal(s) given as input show every record"])
 
 
+def test_an_ini_selection_gives_way_to_a_journal_given_alone_and_a_note_names_what_selected(pytester: pytest.Pytester, metrics: Path) -> None:
+    journal_run(pytester, metrics)
+    pytester.makeini("[pytest]\nsession_eval_since = 2026-07-01\nsession_eval_latest = true\n")
+    alone = pytester.runpytest("--session-eval", "eval.jsonl")  # as in re-verification: the ini keys are left out
+    assert alone.ret == pytest.ExitCode.TESTS_FAILED, alone.stderr.str()  # its records, shown
+    alone.stdout.no_fnmatch_line("*selected sessions*")
+    beside = pytester.runpytest("--session-eval", str(metrics), "--session-eval", "eval.jsonl", "--session-eval-session", "a")
+    beside.stdout.fnmatch_lines(["--session-eval-session, ini key session_eval_since in *tox.ini selected sessions of the "
+                                 "sessions files only: the journal(s) given as input show every record"])
+    typed = pytester.runpytest("--session-eval", "eval.jsonl", "--session-eval-session", "a")
+    assert typed.ret == pytest.ExitCode.USAGE_ERROR
+    typed.stderr.fnmatch_lines(["ERROR: --session-eval-session: selects sessions of sessions files, and *eval.jsonl is a journal*"])
+
+
 def test_re_verification_refuses_another_journal_given_as_input(pytester: pytest.Pytester, metrics: Path) -> None:
     journal_run(pytester, metrics)
     (pytester.path / "other.jsonl").write_bytes((pytester.path / "eval.jsonl").read_bytes())

@@ -216,6 +216,10 @@ def test_the_command_line_wins_over_an_ini_selection_and_messages_name_the_ini_k
     pytester.runpytest("--session-eval", str(metrics)).stderr.fnmatch_lines(["ERROR: ini key session_eval_since in *tox.ini: 'July' is not a date*"])
     pytester.makeini("[pytest]\nsession_eval_sessions = nope\n")
     pytester.runpytest("--session-eval", str(metrics)).stderr.fnmatch_lines(["ERROR: ini key session_eval_sessions in *tox.ini: unknown session id(s): 'nope'*"])
+    # -o sets an ini key from the command line: named as given
+    pytester.runpytest("--session-eval", str(metrics), "-o", "session_eval_since=July").stderr.fnmatch_lines(
+        ["ERROR: -o session_eval_since: 'July' is not a date*"]
+    )
 
 
 def test_a_named_session_the_date_range_leaves_out_is_a_usage_error(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
@@ -353,6 +357,11 @@ def test_a_value_apart_from_its_flag_that_made_pytest_miss_the_ini_file_is_warne
              f"file, and so read no ini file instead of {project / 'pytest.ini'}; write {args[0]}={args[1]})"]
         )
     assert "(note:" not in pytester.runpytest(f"--session-eval={outside}", "--session-eval-session", "nope").stderr.str()
+    # A usage error of several messages keeps each on a line of its own, the note after the last.
+    (project / "conftest.py").write_text("import pytest\ndef pytest_configure(config):\n    raise pytest.UsageError('first problem', 'second problem')\n")
+    several = pytester.runpytest("--session-eval", str(outside))
+    several.stderr.fnmatch_lines(["ERROR: first problem", "ERROR: second problem", "(note: --session-eval *)"])
+    (project / "conftest.py").unlink()
     # Nor where no ini file would be read without the value: it finds the data's own project.
     (outside.parent / "pytest.ini").write_text("[pytest]\n")
     os.chdir(pytester.path)
@@ -472,7 +481,8 @@ def test_a_session_named_like_a_line_keeps_its_node_id_apart_from_the_record_wit
     pytester: pytest.Pytester, write_metrics: MetricsWriter
 ) -> None:
     metrics = write_metrics(
-        [{"session_id": "line-2", "status": "abandoned"}, {"status": "completed"}, session("line-3"), {"session_id": 5}], []
+        [{"session_id": "line-2", "status": "abandoned"}, {"status": "completed", "started_at": "2024-06-01T00:00:00Z"},
+         session("line-3"), {"session_id": 5, "started_at": "2024-06-01T00:00:00Z"}], []
     )
     listed = [line for line in pytester.runpytest("--session-eval", str(metrics), "--co", "-q").stdout.lines if "::" in line]
     assert "metrics/sessions.jsonl::line-2" in listed and "metrics/sessions.jsonl::line-2~1[no-session-id]" in listed
@@ -480,6 +490,9 @@ def test_a_session_named_like_a_line_keeps_its_node_id_apart_from_the_record_wit
     # A node id copied from the output selects its own items, and only those.
     pytester.runpytest("--session-eval", str(metrics), "metrics/sessions.jsonl::line-2").assert_outcomes(skipped=1)
     pytester.runpytest("--session-eval", str(metrics), "metrics/sessions.jsonl::line-2~1").assert_outcomes(failed=1)
+    # The name never depends on the selection: the date range leaves session "line-2" out.
+    dated = [line for line in pytester.runpytest("--session-eval", str(metrics), "--session-eval-until", "2025-01-01", "--co", "-q").stdout.lines if "::" in line]
+    assert dated == ["metrics/sessions.jsonl::line-2~1[no-session-id]", "metrics/sessions.jsonl::line-4[no-session-id]"]
 
 
 def run_reports(pytester: pytest.Pytester, metrics: Path, *extra: str) -> tuple[dict[str, Any], dict[str, dict[str, str]], pytest.RunResult]:

@@ -60,16 +60,29 @@ def test_the_summary_counts_the_sessions_the_date_range_left_out(pytester: pytes
     some.stdout.fnmatch_lines(
         [
             "rubric-v1: 2 session(s) scored",
-            "*metrics/sessions.jsonl: 3 session(s) left out by --session-eval-since 2026-07-01 and "
-            "--session-eval-until 2026-07-31: they started outside that range, or their started_at does not parse",
+            "*metrics/sessions.jsonl: 3 session record(s) left out by the date range since 2026-07-01 until 2026-07-31 "
+            "(--session-eval-since, --session-eval-until): they started outside it, or their started_at does not parse",
         ]
     )
     # Every session outside the range: pytest's "no tests ran" alone would not say why.
     none = pytester.runpytest("--session-eval", str(metrics), "--session-eval-since", "2027-01-01", *workers)
     assert none.ret == pytest.ExitCode.NO_TESTS_COLLECTED
-    none.stdout.fnmatch_lines(["*= session evaluation =*", "*metrics/sessions.jsonl: 5 session(s) left out by --session-eval-since 2027-01-01: *"])
+    none.stdout.fnmatch_lines(["*= session evaluation =*", "*metrics/sessions.jsonl: 5 session record(s) left out by the date range since 2027-01-01 (--session-eval-since): *"])
     every = pytester.runpytest("--session-eval", str(metrics), *workers)
     every.stdout.no_fnmatch_line("*left out*")
+
+
+def test_the_summary_names_what_left_a_sessions_file_without_items(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+    first = write_metrics([session("a"), {"status": "completed", "started_at": "2026-01-01T00:00:00Z"}], [], directory="first")
+    second = write_metrics([session("b")], [], directory="second")
+    pytester.makeini("[pytest]\nsession_eval_since = 2026-07-01\n")
+    # a record without a session id is counted among those the range left out
+    dated = pytester.runpytest(f"--session-eval={first}")
+    dated.stdout.fnmatch_lines(["*first/sessions.jsonl: 1 session record(s) left out by the date range since 2026-07-01 (ini key session_eval_since in *): *"])
+    # the sessions named are in another file: that one holds records all the same
+    named = pytester.runpytest(f"--session-eval={first}", f"--session-eval={second}", "--session-eval-session", "a")
+    named.stdout.fnmatch_lines(["*second/sessions.jsonl: none of its sessions is named by --session-eval-session"])
+    named.stdout.no_fnmatch_line("*no session record to score*")
 
 
 @pytest.mark.parametrize("content", [b"", b"\n\n", b"{broken\n[1]\n"], ids=["empty", "blank", "unusable"])
