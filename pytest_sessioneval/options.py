@@ -553,6 +553,23 @@ def settle_collection_args(config: pytest.Config) -> None:
         collection_args.settle(config)
 
 
+def _let_last_failed_find_data_outside_the_rootdir(config: pytest.Config) -> None:
+    """``--lf`` knows the files of the failures it reruns as the rootdir joined with their node
+    id's path, not normalised: for a data file outside the rootdir (``../data/sessions.jsonl``,
+    see ``data_file_node_id``) that path never equals the file's, and once a test of another
+    file failed too, pytest skipped the data file. Its normalised form is added (pytest's
+    own, private, record of them; left alone where a pytest keeps it otherwise)."""
+    last_failed = config.pluginmanager.get_plugin("lfplugin")
+    paths = getattr(last_failed, "_last_failed_paths", None)
+    if not isinstance(paths, set):
+        return
+    for path in [path for path in paths if isinstance(path, Path) and ".." in path.parts]:
+        normal = Path(os.path.normpath(path))
+        if normal.exists():
+            paths.add(normal)
+            paths.update(normal.parents)
+
+
 # Each data file as passed to pytest (relative to the invocation dir), and whether only an
 # ini key names it.
 _DATA_FILES = pytest.StashKey[list[tuple[str, bool]]]()
@@ -587,6 +604,7 @@ class _CollectionArgs:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         self.settle(session.config)
+        _let_last_failed_find_data_outside_the_rootdir(session.config)
 
     def settle(self, config: pytest.Config) -> None:
         """Set ``config.args`` to what is collected; once (see ``settle_collection_args``)."""

@@ -297,6 +297,27 @@ def test_data_outside_the_rootdir_keeps_node_ids_apart(pytester: pytest.Pytester
     rest.assert_outcomes(passed=14, skipped=6, xfailed=1)  # of 14, 10 and 2
 
 
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_last_failed_reruns_the_failures_of_data_outside_the_rootdir(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: tuple[str, ...]
+) -> None:
+    # --lf knew their file as "<rootdir>/../data/sessions.jsonl" and, with a test failing too, skipped it.
+    if workers:
+        pytest.importorskip("xdist")
+    (pytester.path / "data").mkdir()
+    for name in ("sessions.jsonl", "events.jsonl"):
+        (pytester.path / "data" / name).write_bytes((EXAMPLES / "metrics" / name).read_bytes())
+    project = pytester.mkdir("project")
+    (project / "pytest.ini").write_text("[pytest]\n")
+    (project / "tests").mkdir()
+    (project / "tests" / "test_a.py").write_text("def test_a():\n    assert 0\n")
+    monkeypatch.chdir(project)
+    first = pytester.runpytest("--session-eval=../data", "tests", "-p", "no:randomly", *workers)
+    first.assert_outcomes(failed=10, passed=27, skipped=18, xfailed=9)
+    again = pytester.runpytest("--lf", "--session-eval=../data", "tests", "-p", "no:randomly", *workers)
+    again.assert_outcomes(failed=10)
+
+
 def test_ini_keys(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
     metrics = write_metrics([session("a"), session("b")], [])
     pytester.makeini(f"[pytest]\nsession_eval_paths = {metrics}\nsession_eval_sessions = b\n")
