@@ -190,37 +190,9 @@ def pytest_configure(config: pytest.Config) -> None:
         raise usage_error("--session-eval-verify", "needs --session-eval to name the metrics to re-score")
     journals = [p for p in paths if path_kind("--session-eval", p) == "file" and is_journal(p)]
     sources = _resolve_sources(config, [p for p in paths if p not in journals])
-    named = frozenset(_option(config, "--session-eval-session")) or None
-    latest = _option(config, "--session-eval-latest")
-    if latest and named and not verify:
-        # The command line wins over the ini file; given the same way, the two contradict.
-        named_here, latest_here = (opt.on_command_line(config, flag) for flag in ("--session-eval-session", "--session-eval-latest"))
-        if named_here and not latest_here:
-            latest = False
-        elif latest_here and not named_here:
-            named = None
-        else:
-            raise pytest.UsageError(
-                f"{opt.given_as(config, '--session-eval-latest')}: picks one session itself, so it does not combine "
-                f"with {opt.given_as(config, '--session-eval-session')}: give one of them"
-            )
-    selection = Selection(
-        session_ids=named,
-        latest=latest,
-        since_ms=_date_bound(config, "--session-eval-since", False),
-        until_ms=_date_bound(config, "--session-eval-until", True),
-    )
-    if selection.since_ms is not None and selection.until_ms is not None and selection.since_ms > selection.until_ms:
-        raise pytest.UsageError(
-            f"{opt.given_as(config, '--session-eval-until')}: {_option(config, '--session-eval-until')} is before "
-            f"{opt.given_as(config, '--session-eval-since')} {_option(config, '--session-eval-since')}: no session "
-            "could be selected"
-        )
+    selection = _selection(config, verify=bool(verify))
     run = SessionEvalRun(sources, selection, _eval_timestamp(config))
-    bounds = {word: flag for word, flag in (("since", "--session-eval-since"), ("until", "--session-eval-until")) if _option(config, flag) is not None}
-    run.date_range = "the date range " + " ".join(f"{word} {_option(config, flag)}" for word, flag in bounds.items()) + (
-        f" ({', '.join(opt.given_as(config, flag) for flag in bounds.values())})"
-    )
+    run.date_range = _date_range(config)
     run.check_every_event_line = not _option(config, "--session-eval-fast-events")
     run.rubrics = _registered_rubrics(config)
     version = _option(config, "--session-eval-rubric") or RUBRIC_V1.version
@@ -264,33 +236,7 @@ def pytest_configure(config: pytest.Config) -> None:
                 "journal it re-verifies (--session-eval-verify): show this one in a run of its own",
             )
     elif journals:
-        # A journal given as input shows every record it holds: these select sessions of sessions files.
-        selecting = [
-            flag
-            for flag, given in (
-                ("--session-eval-session", selection.session_ids is not None),
-                ("--session-eval-latest", selection.latest),
-                ("--session-eval-since", selection.since_ms is not None),
-                ("--session-eval-until", selection.until_ms is not None),
-            )
-            if given
-        ]
-        if not run.sources:
-            # Nothing to select from: an option given on the command line is a mistake; ini keys
-            # are left out, as in re-verification.
-            typed = [flag for flag in selecting if opt.on_command_line(config, flag)]
-            if typed:
-                raise usage_error(
-                    typed[0],
-                    f"selects sessions of sessions files, and {', '.join(map(str, journals))} is a journal, "
-                    "whose every record is shown; select records with -k or a node id",
-                )
-            run.selection = Selection()
-        elif selecting:
-            run.journal_messages.append(
-                f"{', '.join(opt.given_as(config, flag) for flag in selecting)} selected sessions of the sessions "
-                "files only: the journal(s) given as input show every record"
-            )
+        _show_journals_whole(config, run, journals)
     journal = _option(config, "--session-eval-journal")
     if journal is not None and not is_worker(config):
         run.journal_path = _writable_journal(journal)
@@ -317,6 +263,76 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistBridge(config), "session-eval-xdist")
     register_wire_safety(config)
+
+
+def _selection(config: pytest.Config, *, verify: bool) -> Selection:
+    """The sessions to score, as the options select them (the command line over the ini file)."""
+    named = frozenset(_option(config, "--session-eval-session")) or None
+    latest = _option(config, "--session-eval-latest")
+    if latest and named and not verify:
+        # The command line wins over the ini file; given the same way, the two contradict.
+        named_here, latest_here = (opt.on_command_line(config, flag) for flag in ("--session-eval-session", "--session-eval-latest"))
+        if named_here and not latest_here:
+            latest = False
+        elif latest_here and not named_here:
+            named = None
+        else:
+            raise pytest.UsageError(
+                f"{opt.given_as(config, '--session-eval-latest')}: picks one session itself, so it does not combine "
+                f"with {opt.given_as(config, '--session-eval-session')}: give one of them"
+            )
+    selection = Selection(
+        session_ids=named,
+        latest=latest,
+        since_ms=_date_bound(config, "--session-eval-since", False),
+        until_ms=_date_bound(config, "--session-eval-until", True),
+    )
+    if selection.since_ms is not None and selection.until_ms is not None and selection.since_ms > selection.until_ms:
+        raise pytest.UsageError(
+            f"{opt.given_as(config, '--session-eval-until')}: {_option(config, '--session-eval-until')} is before "
+            f"{opt.given_as(config, '--session-eval-since')} {_option(config, '--session-eval-since')}: no session "
+            "could be selected"
+        )
+    return selection
+
+
+def _date_range(config: pytest.Config) -> str:
+    """The date range as given, for the summary: "the date range since A until B (how given)"."""
+    bounds = {word: flag for word, flag in (("since", "--session-eval-since"), ("until", "--session-eval-until")) if _option(config, flag) is not None}
+    return "the date range " + " ".join(f"{word} {_option(config, flag)}" for word, flag in bounds.items()) + (
+        f" ({', '.join(opt.given_as(config, flag) for flag in bounds.values())})"
+    )
+
+
+def _show_journals_whole(config: pytest.Config, run: SessionEvalRun, journals: list[Path]) -> None:
+    """A journal given as input shows every record it holds: the options that select sessions
+    select them of sessions files. With journals alone, one on the command line is a mistake
+    and ini keys are left out (as in re-verification); beside sessions files the summary says so."""
+    selection = run.selection
+    selecting = [
+        flag
+        for flag, given in (
+            ("--session-eval-session", selection.session_ids is not None),
+            ("--session-eval-latest", selection.latest),
+            ("--session-eval-since", selection.since_ms is not None),
+            ("--session-eval-until", selection.until_ms is not None),
+        )
+        if given
+    ]
+    if not run.sources:
+        typed = [flag for flag in selecting if opt.on_command_line(config, flag)]
+        if typed:
+            raise usage_error(
+                typed[0],
+                f"selects sessions of sessions files, and {', '.join(map(str, journals))} is a journal, "
+                "whose every record is shown; select records with -k or a node id",
+            )
+        run.selection = Selection()
+    elif selecting:
+        run.journal_messages.append(
+            f"{', '.join(opt.given_as(config, flag) for flag in selecting)} selected sessions of the sessions "
+            "files only: the journal(s) given as input show every record"
+        )
 
 
 def _refuse_overwriting_inputs(config: pytest.Config, run: SessionEvalRun) -> None:
