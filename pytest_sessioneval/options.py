@@ -43,6 +43,7 @@ __all__ = [
     "remember_default_args",
     "runs_no_item",
     "settle_collection_args",
+    "typed",
     "usage_error",
     "warn_if_ini_file_was_missed",
 ]
@@ -188,13 +189,23 @@ def on_command_line(config: pytest.Config, flag: str, options: Sequence[Option] 
     return config.getoption(_by_flag(flag, options).dest) not in (None, False)
 
 
+def typed(config: pytest.Config, flag: str, options: Sequence[Option] = OPTIONS) -> bool:
+    """Whether ``flag``'s value was typed for this run: the flag, or its ini key set with ``-o``
+    (which wins over the ini file as the flag does)."""
+    return on_command_line(config, flag, options) or _overridden(config, _by_flag(flag, options).ini)
+
+
+def _overridden(config: pytest.Config, key: str) -> bool:
+    return any(str(entry).split("=", 1)[0] == key for entry in config.option.override_ini or ())
+
+
 def given_as(config: pytest.Config, flag: str, options: Sequence[Option] = OPTIONS) -> str:
     """How the user gave ``flag``'s value, to name it in a message: the flag, ``-o`` with its
     ini key, or its ini key in the ini file."""
     if on_command_line(config, flag, options):
         return flag
     key = _by_flag(flag, options).ini
-    if any(str(entry).split("=", 1)[0] == key for entry in config.option.override_ini or ()):
+    if _overridden(config, key):
         return f"-o {key}"
     where = f" in {config.inipath}" if config.inipath else ""
     return f"ini key {key}{where}"

@@ -190,7 +190,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise usage_error("--session-eval-verify", "needs --session-eval to name the metrics to re-score")
     journals = [p for p in paths if path_kind("--session-eval", p) == "file" and is_journal(p)]
     sources = _resolve_sources(config, [p for p in paths if p not in journals])
-    selection = _selection(config, verify=bool(verify))
+    selection = _selection(config, verify=bool(verify), journals=journals if not sources else [])
     run = SessionEvalRun(sources, selection, _eval_timestamp(config))
     run.date_range = _date_range(config)
     run.check_every_event_line = not _option(config, "--session-eval-fast-events")
@@ -204,13 +204,6 @@ def pytest_configure(config: pytest.Config) -> None:
         run.judge_timeout = _judge_timeout(config)
     run.report_journals = [absolute(p) for p in journals]
     if verify:
-        for flag in ("--session-eval-session", "--session-eval-latest", "--session-eval-since", "--session-eval-until"):
-            if opt.on_command_line(config, flag):
-                raise usage_error(
-                    flag,
-                    "does not apply to re-verification, which re-scores every record of the journal "
-                    "(--session-eval-verify); select records with -k or a node id",
-                )
         run.verify_path = readable_file("--session-eval-verify", verify)
         try:
             what = foreign_to_journal(run.verify_path)
@@ -228,15 +221,18 @@ def pytest_configure(config: pytest.Config) -> None:
                 f"{', '.join(map(str, journals))}: a journal; re-verification needs the metrics "
                 "(sessions.jsonl) to score again, given to --session-eval",
             )
-        others = [p for p in run.report_journals if p != absolute(run.verify_path)]
-        if others:
+        # Re-verification shows only its journal: another one typed is a mistake, one the ini
+        # file lists is left out (as its selection keys are).
+        target = file_identity(run.verify_path)
+        others = [p for p in run.report_journals if file_identity(p) != target]
+        if others and opt.typed(config, "--session-eval"):
             raise usage_error(
                 "--session-eval",
                 f"{', '.join(map(str, others))}: a journal given as input; re-verification shows only the "
                 "journal it re-verifies (--session-eval-verify): show this one in a run of its own",
             )
-    elif journals:
-        _show_journals_whole(config, run, journals)
+    elif journals and run.sources:
+        _show_journals_whole(config, run)
     journal = _option(config, "--session-eval-journal")
     if journal is not None and not is_worker(config):
         run.journal_path = _writable_journal(journal)
@@ -265,13 +261,35 @@ def pytest_configure(config: pytest.Config) -> None:
     register_wire_safety(config)
 
 
-def _selection(config: pytest.Config, *, verify: bool) -> Selection:
-    """The sessions to score, as the options select them (the command line over the ini file)."""
+_SELECTING = ("--session-eval-session", "--session-eval-latest", "--session-eval-since", "--session-eval-until")
+
+
+def _selection(config: pytest.Config, *, verify: bool, journals: list[Path]) -> Selection:
+    """The sessions to score, as the options select them (the command line over the ini file).
+
+    Re-verification re-scores every record of its journal, and journals given alone show every
+    record: there is no session to select. An option typed for the run is a mistake then;
+    ini keys are left out, whatever they hold.
+    """
+    if verify or journals:
+        typed = [flag for flag in _SELECTING if opt.typed(config, flag)]
+        if typed and verify:
+            raise pytest.UsageError(
+                f"{opt.given_as(config, typed[0])}: does not apply to re-verification, which re-scores every record "
+                "of the journal (--session-eval-verify); select records with -k or a node id"
+            )
+        if typed:
+            raise pytest.UsageError(
+                f"{opt.given_as(config, typed[0])}: selects sessions of sessions files, and "
+                f"{', '.join(map(str, journals))} is a journal, whose every record is shown; select records with "
+                "-k or a node id"
+            )
+        return Selection()
     named = frozenset(_option(config, "--session-eval-session")) or None
     latest = _option(config, "--session-eval-latest")
-    if latest and named and not verify:
+    if latest and named:
         # The command line wins over the ini file; given the same way, the two contradict.
-        named_here, latest_here = (opt.on_command_line(config, flag) for flag in ("--session-eval-session", "--session-eval-latest"))
+        named_here, latest_here = (opt.typed(config, flag) for flag in ("--session-eval-session", "--session-eval-latest"))
         if named_here and not latest_here:
             latest = False
         elif latest_here and not named_here:
@@ -304,36 +322,23 @@ def _date_range(config: pytest.Config) -> str:
     )
 
 
-def _show_journals_whole(config: pytest.Config, run: SessionEvalRun, journals: list[Path]) -> None:
-    """A journal given as input shows every record it holds: the options that select sessions
-    select them of sessions files. With journals alone, one on the command line is a mistake
-    and ini keys are left out (as in re-verification); beside sessions files the summary says so."""
+def _show_journals_whole(config: pytest.Config, run: SessionEvalRun) -> None:
+    """Beside sessions files, a journal given as input still shows every record it holds: the
+    summary says that the options selecting sessions selected those of the sessions files."""
     selection = run.selection
     selecting = [
         flag
-        for flag, given in (
-            ("--session-eval-session", selection.session_ids is not None),
-            ("--session-eval-latest", selection.latest),
-            ("--session-eval-since", selection.since_ms is not None),
-            ("--session-eval-until", selection.until_ms is not None),
+        for flag, given in zip(
+            _SELECTING,
+            (selection.session_ids is not None, selection.latest, selection.since_ms is not None, selection.until_ms is not None),
         )
         if given
     ]
-    if not run.sources:
-        typed = [flag for flag in selecting if opt.on_command_line(config, flag)]
-        if typed:
-            raise usage_error(
-                typed[0],
-                f"selects sessions of sessions files, and {', '.join(map(str, journals))} is a journal, "
-                "whose every record is shown; select records with -k or a node id",
-            )
-        run.selection = Selection()
-    elif selecting:
+    if selecting:
         run.journal_messages.append(
             f"{', '.join(opt.given_as(config, flag) for flag in selecting)} selected sessions of the sessions "
             "files only: the journal(s) given as input show every record"
         )
-
 
 def _refuse_overwriting_inputs(config: pytest.Config, run: SessionEvalRun) -> None:
     """An output must not be an input: the journal never lands in the metrics, the page never
@@ -640,7 +645,7 @@ class SessionEvalRun:
         except OSError as exc:
             raise pytest.UsageError(f"--session-eval: cannot read {exc.filename}: {exc.strerror or exc}") from None
         except NoEligibleSession as exc:
-            raise usage_error("--session-eval-latest", str(exc)) from None
+            raise pytest.UsageError(f"{opt.given_as(session.config, '--session-eval-latest')}: {exc}") from None
         self._warn_input_problems(session.config)
         if self.verify_path is not None:
             return

@@ -763,6 +763,18 @@ def test_an_ini_selection_gives_way_to_a_journal_given_alone_and_a_note_names_wh
     typed = pytester.runpytest("--session-eval", "eval.jsonl", "--session-eval-session", "a")
     assert typed.ret == pytest.ExitCode.USAGE_ERROR
     typed.stderr.fnmatch_lines(["ERROR: --session-eval-session: selects sessions of sessions files, and *eval.jsonl is a journal*"])
+    overridden = pytester.runpytest("--session-eval", "eval.jsonl", "-o", "session_eval_since=2027-01-01")
+    overridden.stderr.fnmatch_lines(["ERROR: -o session_eval_since: selects sessions of sessions files*"])
+    reverified = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "-o", "session_eval_latest=true")
+    reverified.stderr.fnmatch_lines(["ERROR: -o session_eval_latest: does not apply to re-verification*"])
+    # ini keys are left out whatever they hold: a range that selects nothing, a value no date, keys at odds
+    for ini in ("session_eval_until = 2026-07-01\nsession_eval_since = 2026-08-01", "session_eval_since = soon",
+                "session_eval_latest = true\nsession_eval_sessions = x"):
+        pytester.makeini(f"[pytest]\n{ini}\n")
+        shown = pytester.runpytest("--session-eval", "eval.jsonl")
+        assert shown.ret == pytest.ExitCode.TESTS_FAILED, shown.stderr.str()
+        reverify = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
+        assert reverify.ret == pytest.ExitCode.OK, reverify.stderr.str()
 
 
 def test_re_verification_refuses_another_journal_given_as_input(pytester: pytest.Pytester, metrics: Path) -> None:
@@ -772,9 +784,15 @@ def test_re_verification_refuses_another_journal_given_as_input(pytester: pytest
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --session-eval: *other.jsonl: a journal given as input; re-verification shows only the "
                                  "journal it re-verifies (--session-eval-verify): show this one in a run of its own"])
-    # The journal re-verified, given as input too, is that same journal.
-    same = pytester.runpytest("--session-eval", str(metrics), "--session-eval", "eval.jsonl", "--session-eval-verify", "eval.jsonl")
-    assert same.ret == pytest.ExitCode.OK
+    # The journal re-verified, given as input too (by any spelling), is that same journal.
+    (pytester.path / "link.jsonl").symlink_to(pytester.path / "eval.jsonl")
+    for spelled in ("eval.jsonl", "link.jsonl"):
+        same = pytester.runpytest("--session-eval", str(metrics), "--session-eval", spelled, "--session-eval-verify", "eval.jsonl")
+        assert same.ret == pytest.ExitCode.OK, same.stderr.str()
+    # A journal the ini file lists is left out, as its selection keys are.
+    pytester.makeini(f"[pytest]\nsession_eval_paths = {metrics} other.jsonl\n")
+    listed = pytester.runpytest("--session-eval-verify", "eval.jsonl")
+    assert listed.ret == pytest.ExitCode.OK, listed.stderr.str()
 
 
 def test_records_sharing_a_run_id_are_items_of_their_own_and_each_is_counted(pytester: pytest.Pytester, metrics: Path) -> None:

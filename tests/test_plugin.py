@@ -220,6 +220,16 @@ def test_the_command_line_wins_over_an_ini_selection_and_messages_name_the_ini_k
     pytester.runpytest("--session-eval", str(metrics), "-o", "session_eval_since=July").stderr.fnmatch_lines(
         ["ERROR: -o session_eval_since: 'July' is not a date*"]
     )
+    # -o is typed for the run: it wins over the ini file as a flag does, and is named as given
+    pytester.makeini("[pytest]\nsession_eval_latest = true\n")
+    assert sessions("-o", "session_eval_sessions=a") == {"a"}
+    both = pytester.runpytest("--session-eval", str(metrics), "-o", "session_eval_sessions=a", "--session-eval-latest")
+    both.stderr.fnmatch_lines(["ERROR: --session-eval-latest: picks one session itself, so it does not combine with -o session_eval_sessions*"])
+    # a latest pick that finds nothing names how latest was given
+    abandoned = pytester.mkdir("abandoned")
+    (abandoned / "sessions.jsonl").write_text('{"session_id": "x", "status": "abandoned"}\n')
+    none = pytester.runpytest("--session-eval", str(abandoned))
+    none.stderr.fnmatch_lines(["ERROR: ini key session_eval_latest in *tox.ini: *no eligible session to score*"])
 
 
 def test_a_named_session_the_date_range_leaves_out_is_a_usage_error(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
