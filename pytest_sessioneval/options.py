@@ -190,9 +190,13 @@ def on_command_line(config: pytest.Config, flag: str, options: Sequence[Option] 
 
 
 def typed(config: pytest.Config, flag: str, options: Sequence[Option] = OPTIONS) -> bool:
-    """Whether ``flag``'s value was typed for this run: the flag, or its ini key set with ``-o``
-    (which wins over the ini file as the flag does)."""
-    return on_command_line(config, flag, options) or _overridden(config, _by_flag(flag, options).ini)
+    """Whether ``flag`` was given a value for this run: the flag, or its ini key set with ``-o``
+    (which wins over the ini file as the flag does) to a value (``-o key=false`` or ``-o key=``
+    clears it)."""
+    option = _by_flag(flag, options)
+    if on_command_line(config, flag, options):
+        return True
+    return _overridden(config, option.ini) and get_option(config, option) not in (None, False, "", [])
 
 
 def _overridden(config: pytest.Config, key: str) -> bool:

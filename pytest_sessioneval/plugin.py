@@ -192,7 +192,8 @@ def pytest_configure(config: pytest.Config) -> None:
     sources = _resolve_sources(config, [p for p in paths if p not in journals])
     selection = _selection(config, verify=bool(verify), journals=journals if not sources else [])
     run = SessionEvalRun(sources, selection, _eval_timestamp(config))
-    run.date_range = _date_range(config)
+    if selection.since_ms is not None or selection.until_ms is not None:
+        run.date_range = _date_range(config)
     run.check_every_event_line = not _option(config, "--session-eval-fast-events")
     run.rubrics = _registered_rubrics(config)
     version = _option(config, "--session-eval-rubric") or RUBRIC_V1.version
@@ -226,11 +227,12 @@ def pytest_configure(config: pytest.Config) -> None:
         target = file_identity(run.verify_path)
         others = [p for p in run.report_journals if file_identity(p) != target]
         if others and opt.typed(config, "--session-eval"):
-            raise usage_error(
-                "--session-eval",
-                f"{', '.join(map(str, others))}: a journal given as input; re-verification shows only the "
-                "journal it re-verifies (--session-eval-verify): show this one in a run of its own",
+            raise pytest.UsageError(
+                f"{opt.given_as(config, '--session-eval')}: {', '.join(map(str, others))}: a journal given as input; "
+                f"re-verification shows only the journal it re-verifies ({opt.given_as(config, '--session-eval-verify')}): "
+                "show this one in a run of its own"
             )
+        run.report_journals = []  # read as the journal re-verified, when it is that one
     elif journals and run.sources:
         _show_journals_whole(config, run)
     journal = _option(config, "--session-eval-journal")
@@ -276,7 +278,7 @@ def _selection(config: pytest.Config, *, verify: bool, journals: list[Path]) -> 
         if typed and verify:
             raise pytest.UsageError(
                 f"{opt.given_as(config, typed[0])}: does not apply to re-verification, which re-scores every record "
-                "of the journal (--session-eval-verify); select records with -k or a node id"
+                f"of the journal ({opt.given_as(config, '--session-eval-verify')}); select records with -k or a node id"
             )
         if typed:
             raise pytest.UsageError(

@@ -767,6 +767,10 @@ def test_an_ini_selection_gives_way_to_a_journal_given_alone_and_a_note_names_wh
     overridden.stderr.fnmatch_lines(["ERROR: -o session_eval_since: selects sessions of sessions files*"])
     reverified = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "-o", "session_eval_latest=true")
     reverified.stderr.fnmatch_lines(["ERROR: -o session_eval_latest: does not apply to re-verification*"])
+    # -o clearing a key selects nothing: no refusal
+    for cleared in ("session_eval_latest=false", "session_eval_since=", "session_eval_sessions="):
+        assert pytester.runpytest("--session-eval", "eval.jsonl", "-o", cleared).ret == pytest.ExitCode.TESTS_FAILED
+        assert pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "-o", cleared).ret == pytest.ExitCode.OK
     # ini keys are left out whatever they hold: a range that selects nothing, a value no date, keys at odds
     for ini in ("session_eval_until = 2026-07-01\nsession_eval_since = 2026-08-01", "session_eval_since = soon",
                 "session_eval_latest = true\nsession_eval_sessions = x"):
@@ -775,6 +779,11 @@ def test_an_ini_selection_gives_way_to_a_journal_given_alone_and_a_note_names_wh
         assert shown.ret == pytest.ExitCode.TESTS_FAILED, shown.stderr.str()
         reverify = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
         assert reverify.ret == pytest.ExitCode.OK, reverify.stderr.str()
+    # also a value of another type in pytest 9's own [tool.pytest] table (a TOML date)
+    (pytester.path / "tox.ini").unlink()
+    (pytester.path / "pyproject.toml").write_text("[tool.pytest]\nsession_eval_since = 2026-07-25\n")
+    assert pytester.runpytest("--session-eval", "eval.jsonl").ret == pytest.ExitCode.TESTS_FAILED
+    assert pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl").ret == pytest.ExitCode.OK
 
 
 def test_re_verification_refuses_another_journal_given_as_input(pytester: pytest.Pytester, metrics: Path) -> None:
@@ -789,10 +798,18 @@ def test_re_verification_refuses_another_journal_given_as_input(pytester: pytest
     for spelled in ("eval.jsonl", "link.jsonl"):
         same = pytester.runpytest("--session-eval", str(metrics), "--session-eval", spelled, "--session-eval-verify", "eval.jsonl")
         assert same.ret == pytest.ExitCode.OK, same.stderr.str()
-    # A journal the ini file lists is left out, as its selection keys are.
+    # A journal the ini file lists is left out, as its selection keys are: not even read.
+    with (pytester.path / "other.jsonl").open("a") as other:
+        other.write('{"broken\n')
     pytester.makeini(f"[pytest]\nsession_eval_paths = {metrics} other.jsonl\n")
-    listed = pytester.runpytest("--session-eval-verify", "eval.jsonl")
+    listed = pytester.runpytest("--session-eval-verify", "eval.jsonl", "-W", "error")
     assert listed.ret == pytest.ExitCode.OK, listed.stderr.str()
+    assert "other.jsonl" not in listed.stdout.str()
+    # Typed with -o, it is refused, named as given.
+    pytester.makeini("[pytest]\n")
+    overridden = pytester.runpytest("--session-eval-verify", "eval.jsonl", "-o", f"session_eval_paths={metrics} other.jsonl")
+    overridden.stderr.fnmatch_lines(["ERROR: -o session_eval_paths: *other.jsonl: a journal given as input; re-verification shows "
+                                     "only the journal it re-verifies (--session-eval-verify)*"])
 
 
 def test_records_sharing_a_run_id_are_items_of_their_own_and_each_is_counted(pytester: pytest.Pytester, metrics: Path) -> None:
