@@ -142,20 +142,20 @@ def get_option(config: pytest.Config, option: Option) -> Any:
         if option.kind == "path":
             return Path(config.invocation_params.dir, _utf8_path(option.flag, value))
         return value
-    where = f" in {config.inipath}" if config.inipath else ""
+    source = _ini_source(config, option.ini)
     try:
         value = config.getini(option.ini)
     except (pytest.UsageError, TypeError, ValueError) as exc:  # pytest's own message names neither
-        raise pytest.UsageError(f"ini key {option.ini}{where}: {exc}") from None
+        raise pytest.UsageError(f"{source}: {exc}") from None
     if option.kind in ("paths", "list"):
         if isinstance(value, str):  # a TOML string where a list belongs
             value = value.split()
         values = list(value or [])
         if not all(isinstance(v, (str, Path)) for v in values):
-            raise pytest.UsageError(f"ini key {option.ini}{where}: expected a list of strings, got {value!r}")
+            raise pytest.UsageError(f"{source}: expected a list of strings, got {value!r}")
         return values
     if option.kind != "bool" and value is not None and not isinstance(value, str):
-        raise pytest.UsageError(f"ini key {option.ini}{where}: expected a string, got {value!r}")
+        raise pytest.UsageError(f"{source}: expected a string, got {value!r}")
     if option.kind == "bool":
         return bool(value)
     if option.kind == "path" and value:
@@ -203,16 +203,19 @@ def _overridden(config: pytest.Config, key: str) -> bool:
     return any(str(entry).split("=", 1)[0] == key for entry in config.option.override_ini or ())
 
 
+def _ini_source(config: pytest.Config, key: str) -> str:
+    """Where an ini key's value comes from, to name it: ``-o key``, or the key in the ini file."""
+    if _overridden(config, key):
+        return f"-o {key}"
+    return f"ini key {key} in {config.inipath}" if config.inipath else f"ini key {key}"
+
+
 def given_as(config: pytest.Config, flag: str, options: Sequence[Option] = OPTIONS) -> str:
     """How the user gave ``flag``'s value, to name it in a message: the flag, ``-o`` with its
     ini key, or its ini key in the ini file."""
     if on_command_line(config, flag, options):
         return flag
-    key = _by_flag(flag, options).ini
-    if _overridden(config, key):
-        return f"-o {key}"
-    where = f" in {config.inipath}" if config.inipath else ""
-    return f"ini key {key}{where}"
+    return _ini_source(config, _by_flag(flag, options).ini)
 
 
 def only_informs(config: pytest.Config) -> bool:

@@ -232,7 +232,6 @@ def pytest_configure(config: pytest.Config) -> None:
                 f"re-verification shows only the journal it re-verifies ({opt.given_as(config, '--session-eval-verify')}): "
                 "show this one in a run of its own"
             )
-        run.report_journals = []  # read as the journal re-verified, when it is that one
     elif journals and run.sources:
         _show_journals_whole(config, run)
     journal = _option(config, "--session-eval-journal")
@@ -352,7 +351,8 @@ def _refuse_overwriting_inputs(config: pytest.Config, run: SessionEvalRun) -> No
     inputs += [(p.parent / EVENTS_FILE, f"the {EVENTS_FILE} beside a sessions file") for p in run.sources]
     inputs += [(e, "an events file") for e in run.sources.values() if e is not None]
     data = {file_identity(path): what for path, what in inputs}
-    journals = {file_identity(p): "a journal given to --session-eval" for p in run.report_journals}
+    given = opt.given_as(config, "--session-eval")
+    journals = {file_identity(p): f"a journal given to {given}" for p in run.report_journals}
     if run.verify_path is not None:
         journals[file_identity(run.verify_path)] = "the journal given to --session-eval-verify"
     if run.journal_path is not None:
@@ -631,7 +631,8 @@ class SessionEvalRun:
         self.tally.files = frozenset(_located(session.config, path) for path in self.collected_paths())
         html_extras.add_files(session.config, self.tally.files)
         try:
-            for path in self.report_journals:
+            # Re-verification reads its own journal alone; the others stay inputs, never overwritten.
+            for path in self.report_journals if self.verify_path is None else ():
                 journal = StoredJournal(path, [], rubrics=self.rubrics)
                 journal.records = read_journal(path, journal.problems, journal.looked_past)
                 self.journals[path] = journal

@@ -805,6 +805,10 @@ def test_re_verification_refuses_another_journal_given_as_input(pytester: pytest
     listed = pytester.runpytest("--session-eval-verify", "eval.jsonl", "-W", "error")
     assert listed.ret == pytest.ExitCode.OK, listed.stderr.str()
     assert "other.jsonl" not in listed.stdout.str()
+    # and it stays an input, which no report of the run may overwrite
+    overwrite = pytester.runpytest("--session-eval-verify", "eval.jsonl", "--junitxml", "other.jsonl")
+    assert overwrite.ret == pytest.ExitCode.USAGE_ERROR
+    overwrite.stderr.fnmatch_lines(["ERROR: *--junitxml*other.jsonl is a journal given to ini key session_eval_paths in *tox.ini of this run*"])
     # Typed with -o, it is refused, named as given.
     pytester.makeini("[pytest]\n")
     overridden = pytester.runpytest("--session-eval-verify", "eval.jsonl", "-o", f"session_eval_paths={metrics} other.jsonl")

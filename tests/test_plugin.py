@@ -225,6 +225,9 @@ def test_the_command_line_wins_over_an_ini_selection_and_messages_name_the_ini_k
     assert sessions("-o", "session_eval_sessions=a") == {"a"}
     both = pytester.runpytest("--session-eval", str(metrics), "-o", "session_eval_sessions=a", "--session-eval-latest")
     both.stderr.fnmatch_lines(["ERROR: --session-eval-latest: picks one session itself, so it does not combine with -o session_eval_sessions*"])
+    pytester.runpytest("--session-eval", str(metrics), "-o", "session_eval_latest=garbage").stderr.fnmatch_lines(
+        ["ERROR: -o session_eval_latest: *garbage*"]
+    )
     # a latest pick that finds nothing names how latest was given
     abandoned = pytester.mkdir("abandoned")
     (abandoned / "sessions.jsonl").write_text('{"session_id": "x", "status": "abandoned"}\n')
