@@ -200,7 +200,12 @@ def typed(config: pytest.Config, flag: str, options: Sequence[Option] = OPTIONS)
 
 
 def _overridden(config: pytest.Config, key: str) -> bool:
-    return any(str(entry).split("=", 1)[0] == key for entry in config.option.override_ini or ())
+    """Whether ``-o`` set the ini key for this run. Before pytest 9 an ``-o`` in ``addopts``
+    sets nothing: the overrides that took effect are then the config's own list."""
+    effective = getattr(config, "_override_ini", None)
+    if not isinstance(effective, (list, tuple)):
+        effective = config.option.override_ini or ()
+    return any(str(entry).split("=", 1)[0] == key for entry in effective)
 
 
 def _ini_source(config: pytest.Config, key: str) -> str:

@@ -228,6 +228,14 @@ def test_the_command_line_wins_over_an_ini_selection_and_messages_name_the_ini_k
     pytester.runpytest("--session-eval", str(metrics), "-o", "session_eval_latest=garbage").stderr.fnmatch_lines(
         ["ERROR: -o session_eval_latest: *garbage*"]
     )
+    # an -o in addopts sets nothing before pytest 9: the value at fault is then the ini file's own
+    pytester.makeini("[pytest]\naddopts = -o session_eval_latest=true\nsession_eval_latest = garbage\n")
+    via_addopts = pytester.runpytest("--session-eval", str(metrics))
+    if pytest.version_tuple < (9,):
+        via_addopts.stderr.fnmatch_lines(["ERROR: ini key session_eval_latest in *tox.ini: *garbage*"])
+    else:
+        assert via_addopts.ret == pytest.ExitCode.OK, via_addopts.stderr.str()
+    pytester.makeini("[pytest]\nsession_eval_latest = true\n")
     # a latest pick that finds nothing names how latest was given
     abandoned = pytester.mkdir("abandoned")
     (abandoned / "sessions.jsonl").write_text('{"session_id": "x", "status": "abandoned"}\n')
