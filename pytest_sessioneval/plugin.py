@@ -192,8 +192,6 @@ def pytest_configure(config: pytest.Config) -> None:
     sources = _resolve_sources(config, [p for p in paths if p not in journals])
     selection = _selection(config, verify=bool(verify), journals=journals if not sources else [])
     run = SessionEvalRun(sources, selection, _eval_timestamp(config))
-    if selection.since_ms is not None or selection.until_ms is not None:
-        run.date_range = _date_range(config)
     run.check_every_event_line = not _option(config, "--session-eval-fast-events")
     run.rubrics = _registered_rubrics(config)
     version = _option(config, "--session-eval-rubric") or RUBRIC_V1.version
@@ -609,7 +607,6 @@ class SessionEvalRun:
         self.check_every_event_line = True
         self.tally = Tally()
         self.dry_run = False  # --co, --setup-only or --setup-plan: no item runs
-        self.date_range = ""  # the dates selecting sessions, as given
 
     def collected_paths(self) -> list[Path]:
         """The files that become pytest collectors (re-verification collects only its journal)."""
@@ -666,9 +663,9 @@ class SessionEvalRun:
             listed = {entry.session_id for e in self.evaluations.values() for entry in e.entries if isinstance(entry, (SessionEvaluation, SkippedSession))}
             outside = sorted(wanted - listed)
             if outside:  # only the date range leaves out a session that is in the files
-                bounds = [flag for flag in ("--session-eval-since", "--session-eval-until") if _option(session.config, flag) is not None]
+                bound = "--session-eval-since" if self.selection.since_ms is not None else "--session-eval-until"
                 raise pytest.UsageError(
-                    f"{opt.given_as(session.config, bounds[0])}: session id(s) {', '.join(map(repr, outside))}, named by "
+                    f"{opt.given_as(session.config, bound)}: session id(s) {', '.join(map(repr, outside))}, named by "
                     f"{opt.given_as(session.config, '--session-eval-session')}, started outside the selected date range "
                     "(or their started_at does not parse)"
                 )
@@ -918,7 +915,7 @@ class SessionEvalRun:
             where = bestrelpath(config.invocation_params.dir, path)
             if evaluation.outside_dates:
                 lines.append(
-                    f"{where}: {evaluation.outside_dates} session record(s) left out by {self.date_range}: they "
+                    f"{where}: {evaluation.outside_dates} session record(s) left out by {_date_range(config)}: they "
                     "started outside it, or their started_at does not parse"
                 )
             elif not evaluation.records:

@@ -410,10 +410,10 @@ def _unchecked_quota_rules(model: type[BaseModel], quotas: Any, errors: list[Any
     if type(quotas) is not dict:
         return []
     members_invalid = any(len(error["loc"]) > 1 and error["loc"][0] == "quotas" for error in errors)
-    undeclared = undeclared_group_fields(quotas) if members_invalid else []
-    found = undeclared
-    if issubclass(model, EnvelopeManifest) and (members_invalid or undeclared_group_fields(quotas)):
-        found = found + unknown_record_fields(quotas)
+    undeclared = undeclared_group_fields(quotas)
+    found = undeclared if members_invalid else []  # else pydantic ran that rule, and said what it found
+    if issubclass(model, EnvelopeManifest) and (members_invalid or undeclared):
+        found += unknown_record_fields(quotas)
     return found
 
 
