@@ -228,7 +228,9 @@ def opens_json_document(path: Path) -> bool:
 def _is_one_json_value(line: bytes) -> bool:
     """Whether ``line`` is one whole JSON value, whatever it holds: orjson refuses some whole
     values (a lone surrogate escape, a number too large for a float, bytes that are not
-    UTF-8), which the standard parser, given the text with bad bytes replaced, still reads."""
+    UTF-8), which the standard parser, given the text with bad bytes replaced, still reads.
+    (Not ``decode_object``: that asks whether a line is valid, refusing ``NaN`` as the
+    reference does; this asks only whether it is closed.)"""
     try:
         orjson.loads(line)
         return True
