@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Final, Union
 
 from .events import read_events
-from .jsonl import NAMED_PROBLEMS, InputProblem, InputWarning, decode_object, iter_lines
+from .jsonl import InputProblem, InputWarning, decode_object, first_few, iter_lines
 from .kpis import extract_kpis
 from .peers import PeerIndex, Peers
 from .rubric import DimensionVerdict, Method, Rubric, RubricError, SessionContext, Status
@@ -406,11 +406,10 @@ def score_sessions(
         raise ValueError(f"{sessions_path}: is the events file; give the sessions.jsonl (or the directory holding both)")
     result = evaluate(sessions_path, events_path, rubric=rubric, check_every_event_line=check_every_event_line)
     if result.problems:
-        shown = "; ".join(map(str, result.problems[:NAMED_PROBLEMS]))
-        more = f"; and {len(result.problems) - NAMED_PROBLEMS} more" if len(result.problems) > NAMED_PROBLEMS else ""
+        shown = first_few([str(problem) for problem in result.problems], separator="; ")
         warnings.warn(
             InputWarning(
-                f"{len(result.problems)} unusable input line(s) skipped: {shown}{more} "
+                f"{len(result.problems)} unusable input line(s) skipped: {shown} "
                 "(evaluate() lists them all in Evaluation.problems)"
             ),
             stacklevel=2,

@@ -31,7 +31,7 @@ from .engine import (
 from .html_report import ReportData, SessionRow, first_text, is_html_page, write_report
 from .journal import JournalError, append_records, foreign_to_journal, is_journal, read_journal
 from .journal_items import JournalFile, StoredJournal
-from .jsonl import NAMED_PROBLEMS, first_named
+from .jsonl import first_few, first_named
 from .judge import Judge, JudgeContractError, judge_session
 from .nodes import SessionsFile, _RecordItem, plain_node_id, tag_groups, warn_problems
 from .options import (
@@ -930,7 +930,7 @@ class SessionEvalRun:
         return [
             f"{bestrelpath(config.invocation_params.dir, path)}: {len(journal.looked_past)} line(s) holding no "
             "session-eval record (a header, a note, a record of another kind) looked past: "
-            f"line{'s' if len(journal.looked_past) > 1 else ''} {_first_few([str(line) for line in journal.looked_past[: NAMED_PROBLEMS + 1]])}"
+            f"line{'s' if len(journal.looked_past) > 1 else ''} {first_few([str(line) for line in journal.looked_past])}"
             for path, journal in self.journals.items()
             if journal.looked_past
         ]
@@ -943,14 +943,8 @@ class SessionEvalRun:
         if not problems:
             return None
         start = config.invocation_params.dir
-        named = _first_few([f"{bestrelpath(start, Path(p.path))}:{p.line}" for p in problems[: NAMED_PROBLEMS + 1]])
+        named = first_few([f"{bestrelpath(start, Path(p.path))}:{p.line}" for p in problems])
         return f"{len(problems)} unusable input line(s) skipped ({named}); each is a SessionEvalInputWarning"
-
-
-def _first_few(names: list[str]) -> str:
-    """The first ``NAMED_PROBLEMS`` names, then ``...`` when there are more (one more name
-    tells): how the summary names lines, however many there are."""
-    return ", ".join(names[:NAMED_PROBLEMS]) + (", ..." if len(names) > NAMED_PROBLEMS else "")
 
 
 def _located(config: pytest.Config, path: Path) -> str:

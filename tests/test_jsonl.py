@@ -12,7 +12,7 @@ import pytest
 from conftest import session, write_jsonl
 
 from pytest_sessioneval import InputWarning, score_sessions
-from pytest_sessioneval.jsonl import _decode_deep, _parse_int, _reject_constant, decode_object
+from pytest_sessioneval.jsonl import _decode_deep, _parse_int, _reject_constant, decode_object, first_few
 from pytest_sessioneval.values import show
 
 
@@ -121,10 +121,17 @@ def test_the_api_warns_about_skipped_lines_and_refuses_an_events_file_as_session
     assert [s.session_id for s in scored] == ["ok"]
     (message,) = [str(w.message) for w in caught]
     assert message.startswith(f"5 unusable input line(s) skipped: {tmp_path / 'sessions.jsonl'}:2: not valid JSON")
-    assert "; and 2 more (evaluate() lists them all in Evaluation.problems)" in message
+    assert " and 2 more (evaluate() lists them all in Evaluation.problems)" in message
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         write_jsonl(tmp_path / "sessions.jsonl", [session("ok")])
         assert len(score_sessions(tmp_path)) == 1  # no warning when every line is usable
     with pytest.raises(ValueError, match="events.jsonl: is the events file; give the sessions.jsonl"):
         score_sessions(tmp_path / "events.jsonl")
+
+
+def test_one_line_accounts_name_the_first_few_then_count_the_rest() -> None:
+    assert first_few([]) == ""
+    assert first_few(["a", "b", "c"]) == "a, b, c"
+    assert first_few(["a", "b", "c", "d"]) == "a, b, c and 1 more"
+    assert first_few([str(n) for n in range(10)], limit=5, separator="; ") == "0; 1; 2; 3; 4 and 5 more"

@@ -498,7 +498,7 @@ def test_usage_errors_name_the_path_and_exit_4(pytester: pytest.Pytester, args: 
 @pytest.mark.parametrize("silenced", [(), ("-p", "no:warnings"), ("-W", "ignore::pytest_sessioneval.SessionEvalInputWarning")])
 def test_skipped_lines_are_counted_in_the_summary_even_with_warnings_silenced(pytester: pytest.Pytester, project_metrics: MetricsWriter, silenced: tuple[str, ...]) -> None:
     project_metrics(["{truncated", session("a"), "garbage", *[f"bad {i}" for i in range(3)]], ['{"event": "orchestrator.quality_gate.passed",'])
-    line = "6 unusable input line(s) skipped (metrics/sessions.jsonl:1, metrics/sessions.jsonl:3, metrics/sessions.jsonl:4, ...); each is a SessionEvalInputWarning"
+    line = "6 unusable input line(s) skipped (metrics/sessions.jsonl:1, metrics/sessions.jsonl:3, metrics/sessions.jsonl:4 and 3 more); each is a SessionEvalInputWarning"
     pytester.runpytest("--session-eval", "metrics", *silenced).stdout.fnmatch_lines([line])
     # Also when none of the items ran: the lines are skipped all the same.
     pytester.runpytest("--session-eval", "metrics", "-k", "nothing_matches", *silenced).stdout.fnmatch_lines([line])

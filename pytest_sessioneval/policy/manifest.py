@@ -26,6 +26,7 @@ from pydantic import (
     model_validator,
 )
 
+from ..jsonl import first_few
 from ..naming import unique_name
 from .envelope import FIELDS as SCENARIO_FIELDS
 from .envelope import Count, Text, no_repeats
@@ -388,13 +389,12 @@ def check_dataset(
         place = f"quotas.{key[1]}"
         if not others:
             return DatasetFinding(check, True, f"every {what} of the {noun} has a quota in {place}", key)
-        shown = ", ".join(f"{' and '.join(repr(text) for _, text in groups)} ({count})" for groups, count in others[:5])
-        more = f" and {len(others) - 5} more" if len(others) > 5 else ""
+        shown = first_few([f"{' and '.join(repr(text) for _, text in groups)} ({count})" for groups, count in others], limit=5)
         return DatasetFinding(
             check,
             False,
             f"{data} has {sum(count for _, count in others)} {noun} whose {what} has no quota in {place} of "
-            f"{manifest_name}: {shown}{more}; relabel them, declare a quota for it, or set "
+            f"{manifest_name}: {shown}; relabel them, declare a quota for it, or set "
             "quotas.allow_undeclared",
             key,
         )

@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Final, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..jsonl import NAMED_PROBLEMS
+from ..jsonl import first_few
 from ..naming import escape_name, unique_name
 from ..options import BROKEN_LINK, stat_kind
 from ..values import is_blank, is_utf8
@@ -655,9 +655,7 @@ def review_decision_log(
     sets = sorted({label for labels in known.values() for label in labels})
     # Every check it skips names the same lines: a few of them and how many more, so that
     # the text stays short however many lines could not be read.
-    unsure = ", ".join(unreadable[:NAMED_PROBLEMS])
-    if len(unreadable) > NAMED_PROBLEMS:
-        unsure += f" and {len(unreadable) - NAMED_PROBLEMS} more"
+    unsure = first_few(unreadable)
     verdicts: list[Verdict] = []
     for entry, subject, who in _each_record(decisions, "observation for scenario", "the observation", verdicts, first):
         where = file.at(entry.line)
