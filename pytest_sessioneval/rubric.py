@@ -128,6 +128,9 @@ class Rubric:
     _sha256: list[str] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        # A rubric is built in a plugin's or conftest's own code: pytest's report of the
+        # error then points at that line, not at this check.
+        __tracebackhide__ = True
         if type(self.version) is not str or is_blank(self.version):
             raise RubricError(f"a rubric needs a version string that is not blank, not {self.version!r}")
         if not isinstance(self.text_path, (str, os.PathLike)):

@@ -710,3 +710,20 @@ def test_an_expression_with_many_names_not_known_before_collection_asks_without_
     never = Expression.compile(" or ".join(f"(x{i} and not x{i})" for i in range(30)))
     assert _can_hold(never, lambda name, **kwargs: None)  # past 6 open names: asked
     assert not _can_hold(Expression.compile("(x1 and not x1) or (x2 and not x2)"), lambda name, **kwargs: None)
+
+
+def test_a_rubric_built_wrong_at_import_is_reported_at_the_line_that_builds_it(pytester: pytest.Pytester, metrics: Path) -> None:
+    pytester.makefile(".md", rubric="mine")
+    pytester.makeconftest(
+        "from pathlib import Path\n"
+        "from pytest_sessioneval import RUBRIC_V1, Rubric\n"
+        "MINE = Rubric('mine', Path(__file__).with_name('rubric.md'), RUBRIC_V1.dimensions, judge_ids=('gate-health',))\n"
+        "def pytest_sessioneval_rubrics():\n"
+        "    return [MINE]\n"
+    )
+    result = pytester.runpytest("--session-eval", str(metrics))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    report = result.stdout.str() + result.stderr.str()
+    assert "conftest.py:3: in <module>" in report
+    assert "E   pytest_sessioneval.rubric.RubricError: rubric 'mine': dimension ids collide: gate-health" in report
+    assert "rubric.py:" not in report.replace("conftest.py", ""), "the check itself is no part of the report"
