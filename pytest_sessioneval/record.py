@@ -25,6 +25,7 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
+from pydantic.json_schema import WithJsonSchema
 
 from .kpis import KPI_NAMES
 from .rubric import DimensionVerdict, Rubric
@@ -116,11 +117,18 @@ def _schema_version(value: Any) -> Any:
 
 
 SchemaVersion = Annotated[Literal[1], BeforeValidator(_schema_version)]
-Text = Annotated[StrictStr, AfterValidator(_non_blank)]
+# Each type carries the JSON Schema that says as much of its rule as JSON Schema can (a
+# pattern is ECMA-262's: \S is a character String.prototype.trim keeps).
+Text = Annotated[StrictStr, AfterValidator(_non_blank), WithJsonSchema({"type": "string", "pattern": "\\S"})]
 Number = Annotated[Union[StrictInt, StrictFloat], AfterValidator(_finite)]
-Kpi = Annotated[Union[StrictInt, StrictFloat], AfterValidator(_finite), AfterValidator(_non_negative)]
-HexHash = Annotated[StrictStr, AfterValidator(_hex)]
-Timestamp = Annotated[StrictStr, AfterValidator(_iso_timestamp)]
+Kpi = Annotated[
+    Union[StrictInt, StrictFloat],
+    AfterValidator(_finite),
+    AfterValidator(_non_negative),
+    WithJsonSchema({"type": "number", "minimum": 0}),
+]
+HexHash = Annotated[StrictStr, AfterValidator(_hex), WithJsonSchema({"type": "string", "pattern": "^[0-9a-f]{8,}$"})]
+Timestamp = Annotated[StrictStr, AfterValidator(_iso_timestamp), WithJsonSchema({"type": "string", "format": "date-time"})]
 Status = Literal["pass", "fail", "not-applicable", "cannot-determine"]
 
 
@@ -155,6 +163,18 @@ class Kpis(_Part):
 
 
 class DimensionRecord(_Part):
+    # The advisory firewall (_advisory_firewall) as JSON Schema says it.
+    model_config = ConfigDict(
+        json_schema_extra={
+            "if": {"properties": {"method": {"const": "judge"}}, "required": ["method"]},
+            "then": {
+                "properties": {"advisory": {"const": True}, "calibration_status": {"const": "uncalibrated"}},
+                "required": ["advisory", "calibration_status"],
+            },
+            "else": {"not": {"anyOf": [{"required": ["advisory"]}, {"required": ["calibration_status"]}]}},
+        }
+    )
+
     id: Text
     method: Literal["deterministic", "judge"]
     status: Status
@@ -336,9 +356,12 @@ def record_json_schema() -> dict[str, Any]:
     schema = EvalRecord.model_json_schema()
     schema["title"] = JSON_SCHEMA_TITLE
     schema["description"] = (
-        "One session-eval record. Rules JSON Schema cannot express are enforced by the plugin: "
-        "no top-level overall/total/mean/global_score; judge dimensions carry advisory: true and "
-        'calibration_status: "uncalibrated", deterministic ones carry neither.'
+        "One session-eval record: no top-level overall/total/mean/global_score; judge dimensions "
+        'carry advisory: true and calibration_status: "uncalibrated", deterministic ones carry '
+        "neither; KPIs are non-negative numbers or null. The plugin (pytest_sessioneval.record."
+        "validate_record) also enforces what this schema leaves to it: a timestamp must parse as "
+        "an ISO 8601 date-time (format is only an annotation here), an integer must fit in 64 bits, "
+        "a number must be finite, and text must not be blank by JavaScript's trim."
     )
     schema["not"] = {"anyOf": [{"required": [key]} for key in FORBIDDEN_GLOBAL_SCORE_KEYS]}
     _type_every_const(schema)

@@ -179,6 +179,38 @@ def test_the_exported_json_schema_is_in_sync() -> None:
     assert exported == json.loads(json.dumps(record_json_schema())), "regenerate docs/eval-record.schema.json"
 
 
+def test_the_json_schema_says_the_rules_it_can_as_validate_record_keeps_them() -> None:
+    """Tools that validate with the exported schema refuse what it can express: its patterns
+    agree with validate_record, KPIs are non-negative, the advisory firewall is there."""
+    schema = record_json_schema()
+    defs = schema["$defs"]
+    assert defs["Kpis"]["properties"]["total_waves"]["anyOf"][0] == {"type": "number", "minimum": 0}
+    hex_pattern = defs["Harness"]["properties"]["hostname_hash"]["anyOf"][0]["pattern"]
+    for value in ["0123abcd", "0123abcdef0123456789", "0123abc", "0123ABCD", "MyLaptop.local", "0123abcg"]:
+        accepted = _valid(reference_record(), ("harness", "hostname_hash"), value)
+        assert bool(re.search(hex_pattern, value)) == accepted, value
+    text_pattern = schema["properties"]["run_id"]["pattern"]
+    for value in ["x", "  x ", "   ", "", "\t\n", "\u00a0\u3000"]:
+        assert bool(re.search(text_pattern, value)) == _valid(reference_record(), ("run_id",), value), repr(value)
+    firewall = defs["DimensionRecord"]
+    assert firewall["if"] == {"properties": {"method": {"const": "judge", "type": "string"}}, "required": ["method"]}
+    assert set(firewall["then"]["required"]) == {"advisory", "calibration_status"}
+    assert firewall["else"] == {"not": {"anyOf": [{"required": ["advisory"]}, {"required": ["calibration_status"]}]}}
+    assert schema["properties"]["timestamp"]["format"] == "date-time"
+
+
+def _valid(record: dict[str, Any], path: tuple[str, ...], value: object) -> bool:
+    target = record
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    try:
+        validate_record(record)
+    except InvalidRecord:
+        return False
+    return True
+
+
 @pytest.fixture
 def metrics(project_metrics: MetricsWriter) -> Path:
     return project_metrics(
