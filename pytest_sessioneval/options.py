@@ -651,7 +651,9 @@ class _CollectionArgs:
                 if any(path.is_relative_to(directory) for directory in given):
                     way.append(path)
                 continue
-            if path not in present:
+            if path not in present and not any(path.is_relative_to(directory) for directory in given):
+                # (Collected from a directory given, it is no argument of its own: pytest 8.0
+                # would collect nothing else of that directory.)
                 config.args.append(spelled)
             way.append(path)
         self._open_the_way(config, way)

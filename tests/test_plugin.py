@@ -411,8 +411,6 @@ def test_a_value_apart_from_its_flag_that_made_pytest_miss_the_ini_file_is_warne
 
 
 def test_data_in_a_hidden_directory_is_collected_with_the_directory_around_it(pytester: pytest.Pytester) -> None:
-    if pytest.version_tuple < (9,):
-        pytest.skip("pytest 8 collects only the named file when a directory holding it is given too (see usage.md)")
     metrics_writer(pytester.path)([session("a")], [], directory=".orchestrator/metrics")
     (pytester.path / ".orchestrator" / "metrics" / "test_beside.py").write_text("def test_beside(): pass\n")
     (pytester.path / ".orchestrator" / "tools").mkdir()

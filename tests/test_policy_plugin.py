@@ -399,7 +399,7 @@ def test_ini_session_data_stays_out_when_other_data_or_a_test_is_named(pytester:
     write(pytester, "metrics/sessions.jsonl", '{"session_id": "s1", "status": "completed"}\n')
     write(pytester, "policy/prompts.jsonl", jsonl(scenario()))
     write(pytester, "tests/test_unit.py", "def test_unit(): pass\n")
-    pytester.makeini("[pytest]\ntestpaths = tests\nsession_eval_paths = metrics\n")  # (pytest 8 needs testpaths, see usage.md)
+    pytester.makeini("[pytest]\ntestpaths = tests\nsession_eval_paths = metrics\n")
     for args, kinds in (
         (("--policy-eval", "policy/prompts.jsonl"), {"policy"}),
         (("tests/test_unit.py::test_unit", "--policy-eval", "policy/prompts.jsonl"), {"policy", "tests"}),
@@ -408,6 +408,20 @@ def test_ini_session_data_stays_out_when_other_data_or_a_test_is_named(pytester:
     ):
         _, outcomes = run(pytester, *args)
         assert {nodeid.split("/")[0] for nodeid in outcomes} == kinds, args
+
+
+def test_data_inside_a_directory_given_leaves_the_rest_of_it_collected(pytester: pytest.Pytester) -> None:
+    # A data file is no collection argument of its own when a directory given holds it:
+    # pytest 8.0 collected nothing else of that directory once it was.
+    write(pytester, "tests/data/prompts.jsonl", jsonl(scenario()))
+    write(pytester, "tests/test_code.py", "def test_code(): pass\n")
+    _, outcomes = run(pytester, "--policy-eval", "tests/data/prompts.jsonl", "tests")
+    assert outcomes["tests/test_code.py::test_code"] == "PASSED"
+    assert outcomes["tests/data/prompts.jsonl::fix-failing-test[fields]"] == "PASSED"
+    pytester.makeini("[pytest]\npolicy_eval_paths = tests/data/prompts.jsonl\n")  # no testpaths: the rootdir
+    _, from_ini = run(pytester)
+    assert from_ini == outcomes
+
 
 # --- options from the ini file -----------------------------------------------------------------
 
