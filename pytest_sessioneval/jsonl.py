@@ -220,8 +220,8 @@ def opens_json_document(path: Path) -> bool:
     object whose first line does not close it) rather than JSON Lines: its first line that
     is not blank opens an array that it does not close, or opens an object that a next
     line, not beginning another object, continues. (An array on one line is a line that
-    holds no object; a lone torn object, or one followed by objects, is JSON Lines that a
-    crash damaged.) Raises ``OSError`` when the file cannot be read."""
+    holds no object; a lone torn object, one followed by objects, or one whose line ends
+    inside a string, is JSON Lines that a crash or a raw newline damaged.) Raises ``OSError`` when the file cannot be read."""
     opening: list[bytes] = []
     with open(path, "rb") as stream:
         for raw in stream:
@@ -234,13 +234,38 @@ def opens_json_document(path: Path) -> bool:
         return False
     first = opening[0]
     if first.startswith(b"["):
-        return not _is_one_json_value(first)
-    return (
-        first.startswith(b"{")
-        and len(opening) == 2
-        and not opening[1].startswith(b"{")
-        and type(decode_object(first)) is not dict
-    )
+        opens = not _is_one_json_value(first)
+    else:
+        opens = (
+            first.startswith(b"{")
+            and len(opening) == 2
+            and not opening[1].startswith(b"{")
+            and type(decode_object(first)) is not dict
+        )
+    # No JSON text breaks a line inside a string: such a line is a record a raw newline tore.
+    return opens and not _ends_inside_a_string(first)
+
+
+def _ends_inside_a_string(line: bytes) -> bool:
+    """Whether a string opened on ``line`` is still open at its end."""
+    find = line.find
+    opening = find(b'"')
+    while opening != -1:
+        closing = find(b'"', opening + 1)
+        while closing != -1 and _escaped(line, closing):
+            closing = find(b'"', closing + 1)
+        if closing == -1:
+            return True
+        opening = find(b'"', closing + 1)
+    return False
+
+
+def _escaped(line: bytes, at: int) -> bool:
+    """Whether an odd number of backslashes comes just before ``line[at]``."""
+    start = at
+    while start and line[start - 1] == 0x5C:
+        start -= 1
+    return (at - start) % 2 == 1
 
 
 def _is_one_json_value(line: bytes) -> bool:

@@ -268,6 +268,17 @@ def test_an_array_on_the_first_line_is_one_bad_line_not_a_document(pytester: pyt
     assert f"prompts.jsonl: line {at} holds an array" in result.stdout.str()
 
 
+@pytest.mark.parametrize("torn", ['{"id": "a", "prompt_or_scenario": "first part', '{"note": "ends in \\\\\\"'])
+def test_a_first_record_torn_by_a_raw_newline_is_two_bad_lines_not_a_document(pytester: pytest.Pytester, torn: str) -> None:
+    # JSON text never breaks a line inside a string: a first line that ends inside one is a
+    # record a raw newline tore, as it would be on any other line.
+    write(pytester, "prompts.jsonl", torn + '\n second part"}\n' + jsonl(scenario()))
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert outcomes["prompts.jsonl::line-1[json]"] == outcomes["prompts.jsonl::line-2[json]"] == "FAILED"
+    assert all(outcomes[f"prompts.jsonl::fix-failing-test[{check}]"] == "PASSED" for check in SCENARIO_CHECKS)
+
+
 def test_a_directory_holding_prompts_jsonl_is_accepted(pytester: pytest.Pytester) -> None:
     write(pytester, "data/prompts.jsonl", jsonl(scenario()))
     result, outcomes = run(pytester, "--policy-eval", "data")
