@@ -477,6 +477,23 @@ def test_the_human_verdict_judge_example(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines_random(["*main-2026-07-21-session-1?instruction-adherence? XFAIL*", "*main-2026-07-20-session-1?report-quality? PASSED*"])
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--human-verdicts", "missing.jsonl", "--session-eval", str(EXAMPLES / "metrics")), "ERROR: --human-verdicts: missing.jsonl: cannot be read*"),
+        (("--human-verdicts", str(EXAMPLES / "judge" / "human-verdicts.jsonl"), "--session-eval", "missing"), "ERROR: --session-eval: *missing*"),
+        (("--human-verdicts", str(EXAMPLES / "judge" / "human-verdicts.jsonl"), "--session-eval", str(EXAMPLES / "metrics"), "--session-eval-since", "2026-13-01"), "ERROR: --session-eval-since*"),
+    ],
+)
+def test_the_human_verdict_judge_example_keeps_usage_errors_plain(pytester: pytest.Pytester, args: tuple[str, ...], message: str) -> None:
+    pytester.makeini("[pytest]\n")
+    pytester.syspathinsert(EXAMPLES / "judge")
+    result = pytester.runpytest("-p", "human_judge", *args, "--session-eval-judge")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
 def load_token_budget(pytester: pytest.Pytester) -> None:
     pytester.syspathinsert(EXAMPLES / "rubrics")
 

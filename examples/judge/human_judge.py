@@ -32,7 +32,11 @@ def pytest_configure(config: pytest.Config) -> None:
     path = config.getoption("human_verdicts") or config.getini("human_verdicts")
     verdicts: dict[str, list[dict[str, Any]]] = {}
     if path:
-        for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise pytest.UsageError(f"--human-verdicts: {path}: cannot be read ({exc})") from None
+        for number, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
             try:
@@ -46,7 +50,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    _config.remove(config)
+    if config in _config:  # not when another plugin's usage error stopped the run before this one's configure
+        _config.remove(config)
 
 
 def pytest_sessioneval_judge(record: dict[str, Any]) -> list[dict[str, Any]] | None:
