@@ -230,10 +230,15 @@ def pytest_configure(config: pytest.Config) -> None:
                 f"re-verification shows only the journal it re-verifies ({opt.given_as(config, '--session-eval-verify')}): "
                 "show this one in a run of its own"
             )
+        if opt.typed(config, "--session-eval-journal"):  # (set in the ini file, it is left out)
+            raise usage_error(
+                "--session-eval-journal",
+                "re-verification appends no record; append in a run without --session-eval-verify",
+            )
     elif journals and run.sources:
         _show_journals_whole(config, run)
     journal = _option(config, "--session-eval-journal")
-    if journal is not None and not is_worker(config):
+    if journal is not None and not is_worker(config) and not verify:
         run.journal_path = _writable_journal(journal)
         run.model = _record_model(config, required=True)
     else:

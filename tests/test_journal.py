@@ -596,6 +596,21 @@ def test_verify_needs_the_metrics_not_the_journal_twice(pytester: pytest.Pyteste
     result.stderr.fnmatch_lines(["ERROR: --session-eval: *eval.jsonl: a journal; re-verification needs the metrics (sessions.jsonl)*"])
 
 
+def test_re_verification_appends_nothing_so_a_journal_typed_beside_it_is_a_usage_error(pytester: pytest.Pytester, metrics: Path) -> None:
+    journal_run(pytester, metrics)
+    typed = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "--session-eval-journal", "other.jsonl")
+    assert typed.ret == pytest.ExitCode.USAGE_ERROR
+    typed.stderr.fnmatch_lines(["ERROR: --session-eval-journal: re-verification appends no record; append in a run without --session-eval-verify"])
+    # Set in the ini file (the journal the project appends to), it is left out: nothing is written.
+    pytester.makeini("[pytest]\nsession_eval_journal = eval.jsonl\n")
+    before = (pytester.path / "eval.jsonl").read_bytes()
+    from_ini = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
+    assert from_ini.ret == pytest.ExitCode.OK
+    assert (pytester.path / "eval.jsonl").read_bytes() == before
+    assert "record(s) appended" not in from_ini.stdout.str()
+    assert not (pytester.path / "other.jsonl").exists()
+
+
 @pytest.mark.parametrize(
     ("content", "why"),
     [
