@@ -94,6 +94,7 @@ def _resolve_sources(config: pytest.Config, paths: list[Path]) -> dict[Path, Pat
     events_option = _option(config, "--session-eval-events")
     events = readable_file("--session-eval-events", events_option) if events_option else None
     sources: dict[Path, Path | None] = {}
+    seen: set[object] = set()  # each sessions file once, however it is reached (a symbolic link too)
     for path in paths:
         if path_kind("--session-eval", path) == "dir" and path_kind("--session-eval", path / "sessions.jsonl") is None:
             raise usage_error("--session-eval", f"{path}: directory holds no sessions.jsonl")
@@ -113,7 +114,10 @@ def _resolve_sources(config: pytest.Config, paths: list[Path]) -> dict[Path, Pat
             kind = path_kind("--session-eval", near)
             if kind not in (None, "file"):
                 raise usage_error("--session-eval", f"{near}: {not_a_file(kind)}")
-        sources.setdefault(absolute(sessions), beside)
+        identity = file_identity(sessions)
+        if identity not in seen:
+            seen.add(identity)
+            sources[absolute(sessions)] = beside
     return sources
 
 

@@ -273,6 +273,14 @@ def test_only_sessions_are_collected_unless_test_paths_are_given(pytester: pytes
     assert sum("sessions.jsonl::" in line for line in same_file.stdout.lines) == 5
 
 
+def test_a_sessions_file_reached_through_a_symbolic_link_too_is_scored_once(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+    metrics = write_metrics([session("a"), session("b")], [])
+    (pytester.path / "linked").symlink_to(metrics, target_is_directory=True)
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval", "linked", "-p", "no:cacheprovider")
+    result.assert_outcomes(skipped=4, xfailed=6)
+    result.stdout.fnmatch_lines(["rubric-v1: 2 session(s) scored*"])
+
+
 def test_hidden_directories_and_files_outside_the_rootdir(pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory) -> None:
     hidden = pytester.path / ".orchestrator" / "metrics"
     hidden.mkdir(parents=True)
