@@ -524,6 +524,27 @@ class TestManifest:
         assert "has 1 records with group 'pos', but g.manifest.json requires at least 2" in findings["quota:label=pos"].message
         assert findings["quota:label=neg,locale=en"].key == ("quotas", "per_label_locale", "neg", "en")
 
+    def test_a_record_without_the_field_quotas_group_by_is_in_no_declared_group(self) -> None:
+        # A mistyped label_field leaves every record without it: the quotas could not pass
+        # for want of records and their declared-check say so, a minimum cannot tell.
+        manifest = GoldenManifest.model_validate(
+            {"quotas": {"label_field": "gruop", "per_label": {"neg": {"max": 2}, "pos": {"min": 1}}}}
+        )
+        records = [{"id": str(n), "group": "neg"} for n in range(4)]
+        findings = {f.check: f for f in check_dataset(manifest, records, data="g.json", manifest_name="g.manifest.json")}
+        assert {check: f.held for check, f in findings.items()} == {
+            "quota:label=neg": True,  # 0, at most 2
+            "quota:label=pos": None,  # 0 of at least 1, and 4 records that could be
+            "quota:labels-declared": False,
+        }
+        assert findings["quota:labels-declared"].message == (
+            "g.json has 4 records without gruop, which quotas.per_label of g.manifest.json groups by; "
+            "give each record gruop (or correct the field's name), or set quotas.allow_undeclared"
+        )
+        opened = manifest.model_copy(update={"quotas": manifest.quotas.model_copy(update={"allow_undeclared": True})})  # type: ignore[union-attr]
+        allowed = {f.check: f.held for f in check_dataset(opened, records, data="g.json", manifest_name="g.manifest.json")}
+        assert allowed == {"quota:label=neg": True, "quota:label=pos": False}
+
 
 # --- review: verdicts per data file -----------------------------------------------------------
 

@@ -279,20 +279,22 @@ def _grouped(
     records: Sequence[Mapping[str, Any]],
     invalid: Sequence[Collection[str]],
     fields: Sequence[str],
-) -> tuple[Counter[tuple[Group, ...]], int]:
-    """Records counted by their groups (``group_of``) in ``fields``, and how many could
-    not be placed: a field invalid (its ``fields`` check fails already, a required one also
-    when missing). A record without an optional field is in no group."""
+) -> tuple[Counter[tuple[Group, ...]], int, int]:
+    """Records counted by their groups (``group_of``) in ``fields``; how many could not be
+    placed: a field invalid (its ``fields`` check fails already, a required one also when
+    missing); and how many lack one of the fields, and so are in no group."""
     counts: Counter[tuple[Group, ...]] = Counter()
-    unplaced = 0
+    unplaced = lacking = 0
     for record, bad in zip(records, invalid):
         if any(name in bad for name in fields):
             unplaced += 1
             continue
         values = tuple(group_of(record, name) for name in fields)
-        if None not in values:
+        if None in values:
+            lacking += 1
+        else:
             counts[values] += 1  # type: ignore[index]
-    return counts, unplaced
+    return counts, unplaced, lacking
 
 
 def check_dataset(
@@ -374,7 +376,7 @@ def check_dataset(
             return DatasetFinding(
                 check, None,
                 f"cannot tell: {data} has {count} {noun} with {what} and {unsure} that could not be placed "
-                f"(faulty lines, invalid or undeclared values: see their checks); {manifest_name} requires {wanted}",
+                f"(faulty lines, invalid, undeclared or missing values: see their checks); {manifest_name} requires {wanted}",
                 key,
             )
         return DatasetFinding(
@@ -384,18 +386,29 @@ def check_dataset(
             key,
         )
 
-    def closed(check: str, key: tuple[str, ...], others: list[tuple[tuple[Group, ...], int]], what: str) -> DatasetFinding:
-        """Whether every group the records fall in has a quota (unless the manifest allows others)."""
+    def closed(
+        check: str, key: tuple[str, ...], others: list[tuple[tuple[Group, ...], int]], what: str, lacking: int, fields: str
+    ) -> DatasetFinding:
+        """Whether every record falls in a group that has a quota (unless the manifest allows
+        others): a record without the field is in none (a mistyped field name leaves every
+        record so)."""
         place = f"quotas.{key[1]}"
-        if not others:
+        if not others and not lacking:
             return DatasetFinding(check, True, f"every {what} of the {noun} has a quota in {place}", key)
-        shown = first_few([f"{' and '.join(repr(text) for _, text in groups)} ({count})" for groups, count in others], limit=5)
+        problems = []
+        if others:
+            shown = first_few([f"{' and '.join(repr(text) for _, text in groups)} ({count})" for groups, count in others], limit=5)
+            problems.append(
+                f"{sum(count for _, count in others)} {noun} whose {what} has no quota in {place} of {manifest_name}: {shown}"
+            )
+        if lacking:
+            problems.append(f"{lacking} {noun} without {fields}, which {place} of {manifest_name} groups by")
+        advice = [*(["relabel them, declare a quota for it"] if others else []),
+                  *([f"give each record {fields} (or correct the field's name)"] if lacking else [])]
         return DatasetFinding(
             check,
             False,
-            f"{data} has {sum(count for _, count in others)} {noun} whose {what} has no quota in {place} of "
-            f"{manifest_name}: {shown}; relabel them, declare a quota for it, or set "
-            "quotas.allow_undeclared",
+            f"{data} has {' and '.join(problems)}; {', '.join(advice)}, or set quotas.allow_undeclared",
             key,
         )
 
@@ -408,7 +421,7 @@ def check_dataset(
         if not quota_of:
             continue
         assert field_name is not None
-        counts, unplaced = _grouped(records, invalid, [field_name])
+        counts, unplaced, lacking = _grouped(records, invalid, [field_name])
         names = _names_of(quota_of)
         per_name: Counter[str] = Counter()
         others: list[tuple[tuple[Group, ...], int]] = []
@@ -420,20 +433,21 @@ def check_dataset(
         if closed_groups:
             undeclared[field_name] = {value[0] for value, _ in others}
         # A record whose value no quota names may be a typo of a quota's value: it could count there.
-        unsure = unreadable + unplaced + (sum(count for _, count in others) if closed_groups else 0)
+        # So may a record without the field (an omission, or the field's name mistyped).
+        unsure = unreadable + unplaced + (sum(count for _, count in others) + lacking if closed_groups else 0)
         for value, quota in quota_of.items():
             findings.append(
                 finding(f"quota:{group}={value}", ("quotas", f"per_{group}", value), quota,
                         per_name[value], unsure, f"{field_name} {value!r}")
             )
         if closed_groups:
-            findings.append(closed(f"quota:{group}s-declared", ("quotas", f"per_{group}"), others, field_name))
+            findings.append(closed(f"quota:{group}s-declared", ("quotas", f"per_{group}"), others, field_name, lacking, field_name))
     if quotas.per_label_locale:
         label_field, locale_field = quotas.label_field, quotas.locale_field
         assert label_field is not None and locale_field is not None
         label_names = _names_of([*quotas.per_label, *quotas.per_label_locale])
         locale_names = _names_of([*quotas.per_locale, *(locale for locales in quotas.per_label_locale.values() for locale in locales)])
-        by_groups, unplaced = _grouped(records, invalid, [label_field, locale_field])
+        by_groups, unplaced, lacking = _grouped(records, invalid, [label_field, locale_field])
         pairs = {(label, locale) for label, locales in quotas.per_label_locale.items() for locale in locales}
         per_pair: Counter[tuple[str, str]] = Counter()
         pair_others: list[tuple[tuple[Group, ...], int]] = []  # (record groups, count) of the records in no declared pair
@@ -456,7 +470,7 @@ def check_dataset(
                     count for (label_group, locale_group), count in pair_others
                     if (label in label_names.get(label_group, ()) or label_group not in label_names)
                     and (locale in locale_names.get(locale_group, ()) or locale_group not in locale_names)
-                ) if closed_groups else 0
+                ) + lacking if closed_groups else 0
                 findings.append(
                     finding(
                         f"quota:label={label},locale={locale}",
@@ -474,7 +488,7 @@ def check_dataset(
                 if pair[0] not in undeclared.get(label_field, ()) and pair[1] not in undeclared.get(locale_field, ())
             ]
             findings.append(closed("quota:label-locales-declared", ("quotas", "per_label_locale"), fresh,
-                                   f"pair of {label_field} and {locale_field}"))
+                                   f"pair of {label_field} and {locale_field}", lacking, f"{label_field} or {locale_field}"))
     return _named_once(findings)
 
 
