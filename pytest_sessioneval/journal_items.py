@@ -17,7 +17,7 @@ from .nodes import _RecordItem
 from .outcomes import VerdictFailed, VerdictUndetermined, markers_for, raise_for
 from .record import InvalidRecord, validate_record
 from .rubric import JUDGE, Rubric
-from .verification import diff_dimension, render_drift, written_here
+from .verification import diff_dimension, diff_record, render_drift, written_here
 
 __all__ = ["JournalFile", "StoredJournal"]
 
@@ -86,7 +86,9 @@ class JournalFile(pytest.File):
                 "(--session-eval); nothing to re-score"
             )
         stored_ids = []
+        names = set()
         for name, dimension in _named(base, record["dimensions"]):
+            names.add(name)
             stored_ids.append(dimension["id"])
             yield self._child(
                 VerifiedDimensionItem,
@@ -98,6 +100,9 @@ class JournalFile(pytest.File):
                 problem=problem,
             )
         if problem is None and fresh is not None:
+            # The record's own fields that a fresh scoring gives too (KPIs, host class, run_id).
+            name = unique_name(names, lambda n: f"{base}[record]" if n == 1 else f"{base}[record~{n}]")
+            yield self._child(VerifiedRecordItem, name, line=line, record=record, fresh=fresh)
             for verdict in fresh.dimensions:
                 if verdict.id not in stored_ids:
                     yield self._child(
@@ -228,6 +233,37 @@ class VerifiedDimensionItem(_StoredItem):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, DriftDetected):
             return f"{self._headline()}: not reproduced\n{excinfo.value}"
+        return super().repr_failure(excinfo, style)
+
+
+class VerifiedRecordItem(_RecordItem):
+    """Passes when a fresh scoring of the current metrics reproduces the record's own fields:
+    its KPIs, ``harness.host_class`` (and ``harness.platform``, for records written here), and
+    a ``run_id`` made of its ``session_id`` and ``timestamp``."""
+
+    def __init__(self, *, line: int, record: dict[str, Any], fresh: SessionEvaluation, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.line = line
+        self.record = record
+        self.fresh = fresh
+        self.add_properties(("run_id", record["run_id"]), ("session_id", record["session_id"]), ("line", line))
+        self.user_properties.append(("verification", "record"))
+        self.add_marker(pytest.mark.deterministic)
+
+    def metadata(self) -> dict[str, Any]:
+        return {"run_id": self.record["run_id"], "session_id": self.record["session_id"], "line": self.line, "checked": "record"}
+
+    def runtest(self) -> None:
+        drifts = diff_record(self.record, self.fresh, compare_platform=written_here(self.record))
+        if drifts:
+            raise DriftDetected(
+                f"fresh scoring of the current metrics differs from the stored record "
+                f"(sessions line {self.fresh.line}):\n{render_drift(drifts)}"
+            )
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
+        if isinstance(excinfo.value, DriftDetected):
+            return f"{self.where}: run {self.record['run_id']!r}, record: not reproduced\n{excinfo.value}"
         return super().repr_failure(excinfo, style)
 
 

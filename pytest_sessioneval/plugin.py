@@ -48,7 +48,7 @@ from .options import (
     usage_error,
     wire_safe,
 )
-from .record import MODEL_SOURCES, STANDARD_VERSION, InvalidRecord, build_record, hostname_hash
+from .record import MODEL_SOURCES, STANDARD_VERSION, InvalidRecord, build_record, hostname_hash, recorded_platform
 from .reporting import Tally, index_teardown_reports
 from .selection import JudgeSelection
 from .rubric import DimensionVerdict, Rubric, RubricError
@@ -878,7 +878,6 @@ class SessionEvalRun:
             _fail(session)
 
     def _record(self, entry: SessionEvaluation) -> dict[str, Any]:
-        platform = entry.record.get("platform")
         return build_record(
             session_id=entry.session_id,
             dimensions=(*entry.dimensions, *entry.judge),
@@ -887,7 +886,7 @@ class SessionEvalRun:
             timestamp=self.timestamp,
             model=self.model,
             plugin_version=PLUGIN_VERSION,
-            platform=platform if isinstance(platform, str) and not is_blank(platform) else "unknown",
+            platform=recorded_platform(entry.record),
             host_class=entry.host_class,
             hostname_hash=hostname_hash(socket.gethostname()),
             handle=self.handle,

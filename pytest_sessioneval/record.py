@@ -43,6 +43,7 @@ __all__ = [
     "build_record",
     "hostname_hash",
     "project_submission",
+    "recorded_platform",
     "run_id",
     "validate_record",
 ]
@@ -294,6 +295,12 @@ def project_submission(record: dict[str, Any]) -> dict[str, Any]:
         for dimension in (dimensions if isinstance(dimensions, list) else [])
     ]
     return out
+
+
+def recorded_platform(session: dict[str, Any]) -> str:
+    """``harness.platform``: the session record's ``platform`` when it is text, else ``unknown``."""
+    platform = session.get("platform")
+    return platform if isinstance(platform, str) and not is_blank(platform) else "unknown"
 
 
 def run_id(session_id: str, timestamp: str) -> str:

@@ -40,7 +40,8 @@ class Tally:
     stored: dict[tuple[str, str], tuple[int, dict[tuple[str, bool], str]]] = field(default_factory=dict)
     stored_rubric: dict[tuple[str, str], str] = field(default_factory=dict)  # the rubric of that latest record
     unidentified: set[str] = field(default_factory=set)  # node ids of the items that ran
-    verification: dict[str, str] = field(default_factory=dict)  # node id -> outcome
+    verification: dict[str, str] = field(default_factory=dict)  # node id -> outcome, per stored verdict
+    verified_records: dict[str, str] = field(default_factory=dict)  # node id -> outcome, per record's own fields
     # The data files whose items are counted, as pytest locates them (relative to the
     # rootdir): another test's record_property never counts, whatever its names.
     files: frozenset[str] = frozenset()
@@ -52,6 +53,9 @@ class Tally:
         if report.location[0] not in self.files:
             return
         props: dict[str, Any] = dict(report.user_properties)
+        if props.get("verification") == "record":
+            self.verified_records[report.nodeid] = report.outcome
+            return
         if props.get("verification"):
             self.verification[report.nodeid] = report.outcome
             return
@@ -92,19 +96,21 @@ class Tally:
         return (file, escape_name(session_id)) in self.not_scored
 
     def verification_line(self) -> str | None:
-        if not self.verification:
+        if not self.verification and not self.verified_records:
             return None
         outcomes = Counter(self.verification.values())
+        records = Counter(self.verified_records.values())
         return (
             f"re-verification: {outcomes['passed']} stored verdict(s) reproduced, "
             f"{outcomes['failed']} not reproduced, "
-            f"{outcomes['skipped']} not re-verifiable (judge)"
+            f"{outcomes['skipped']} not re-verifiable (judge); "
+            f"{records['passed']} record(s) whose KPIs, host class and run_id reproduced, {records['failed']} not"
         )
 
     @property
     def empty(self) -> bool:
         """No item of a data file ran (all deselected, or none collected)."""
-        return not (self.sessions or self.judged or self.not_scored or self.unidentified or self.verification)
+        return not (self.sessions or self.judged or self.not_scored or self.unidentified or self.verification or self.verified_records)
 
     def _with_stored(self, counts: dict[str, Counter[str]], judge: bool) -> dict[str, Counter[str]]:
         merged: dict[str, Counter[str]] = defaultdict(Counter, {d: Counter(c) for d, c in counts.items()})

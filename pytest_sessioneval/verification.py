@@ -1,8 +1,10 @@
-"""Re-verification: does a fresh scoring of the current metrics reproduce a stored verdict?
+"""Re-verification: does a fresh scoring of the current metrics reproduce a stored record?
 
-Pure comparison of one stored dimension (a dict read from the journal) with a
-fresh ``DimensionVerdict``. Status and score are always compared; evidence only
-for records this plugin wrote (other engines word their evidence differently).
+Pure comparisons of what a journal holds (dicts read back) with a fresh
+scoring. Per dimension, status and score are always compared; evidence only for
+records this plugin wrote (other engines word their evidence differently). Per
+record, the fields it derives from the metrics (the KPIs, ``harness.host_class``)
+and its ``run_id``; ``harness.platform`` too for records this plugin wrote.
 """
 
 from __future__ import annotations
@@ -11,9 +13,11 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from . import __version__
+from .engine import SessionEvaluation
+from .record import KPI_FIELDS, recorded_platform, run_id
 from .rubric import DimensionVerdict
 
-__all__ = ["PLUGIN_VERSION", "Drift", "diff_dimension", "written_here"]
+__all__ = ["PLUGIN_VERSION", "Drift", "diff_dimension", "diff_record", "written_here"]
 
 PLUGIN_VERSION: Final = f"pytest-sessioneval/{__version__}"
 
@@ -45,6 +49,29 @@ def diff_dimension(stored: dict[str, Any], fresh: DimensionVerdict, compare_evid
         drifts.append(Drift("score", stored_score, fresh_score))
     if compare_evidence and stored.get("evidence") != fresh.evidence:
         drifts.append(Drift("evidence", stored.get("evidence"), fresh.evidence))
+    return drifts
+
+
+def _differs(stored: Any, fresh: Any) -> bool:
+    """Whether a stored JSON value is not the fresh one (``true`` is never ``1``)."""
+    return stored != fresh or type(stored) is bool or type(fresh) is bool
+
+
+def diff_record(stored: dict[str, Any], fresh: SessionEvaluation, compare_platform: bool) -> list[Drift]:
+    """The record-level fields that drifted; ``stored`` is a valid record (``validate_record``)."""
+    drifts = []
+    expected_run_id = run_id(stored["session_id"], stored["timestamp"])
+    if stored["run_id"] != expected_run_id:
+        drifts.append(Drift("run_id (from session_id and timestamp)", stored["run_id"], expected_run_id))
+    for name in KPI_FIELDS:
+        if _differs(stored["kpis"].get(name), fresh.kpis.get(name)):
+            drifts.append(Drift(f"kpis.{name}", stored["kpis"].get(name), fresh.kpis.get(name)))
+    if _differs(stored["harness"].get("host_class"), fresh.host_class):
+        drifts.append(Drift("harness.host_class", stored["harness"].get("host_class"), fresh.host_class))
+    if compare_platform:
+        platform = recorded_platform(fresh.record)
+        if stored["harness"].get("platform") != platform:
+            drifts.append(Drift("harness.platform", stored["harness"].get("platform"), platform))
     return drifts
 
 

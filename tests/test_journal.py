@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from conftest import MetricsWriter, gate, session, write_jsonl
 
+from pytest_sessioneval import score_sessions
 from pytest_sessioneval.journal import JournalError, append_records, is_journal, read_journal
 from pytest_sessioneval.record import (
     InvalidRecord,
@@ -445,11 +446,11 @@ def test_a_journal_that_cannot_be_written_fails_the_run(pytester: pytest.Pyteste
 def test_verify_reproduces_and_reports_drift(pytester: pytest.Pytester, metrics: Path) -> None:
     journal_run(pytester, metrics)
     same = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "-v")
-    same.assert_outcomes(passed=10)
+    same.assert_outcomes(passed=12)  # five dimensions and the record's own fields, of two sessions
     same.stdout.fnmatch_lines(["*eval.jsonl::a-eval-20260801T000000000Z?plan-fidelity? PASSED*", "re-verification: 10 stored verdict(s) reproduced, 0 not reproduced*"])
     write_jsonl(metrics / "events.jsonl", [gate("2026-07-20T09:30:00Z", 3)])
     drift = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
-    drift.assert_outcomes(passed=8, failed=2)
+    drift.assert_outcomes(passed=9, failed=3)  # and a's record: its host class came from the events replaced
     drift.stdout.fnmatch_lines(
         [
             "*eval.jsonl:1: run 'a-eval-20260801T000000000Z', verification-evidence: not reproduced",
@@ -479,17 +480,51 @@ def test_verify_fails_clearly_on_another_rubric_text_or_a_missing_session(pytest
 
 
 def test_reference_records_verify_on_status_and_score_only(pytester: pytest.Pytester, metrics: Path) -> None:
-    stored = reference_record(session_id="a", run_id="ref-a")
+    # Its own fields as the standard defines them: the KPIs and host class of the metrics, a
+    # run_id of session_id and timestamp (its platform, worded by another engine, is not compared).
+    fresh = {entry.session_id: entry for entry in score_sessions(metrics)}["a"]
+    stored = reference_record(session_id="a", run_id="a-eval-20260716T100000000Z", kpis=dict(fresh.kpis))
+    stored["harness"]["host_class"] = fresh.host_class
     stored["dimensions"][1]["score"] = 0.9
     stored["dimensions"][2]["status"] = "not-applicable"
     write_jsonl(pytester.path / "eval.jsonl", [stored])
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
-    result.assert_outcomes(passed=5, skipped=1)
+    result.assert_outcomes(passed=6, skipped=1)
     stored["dimensions"][1]["score"] = 0.8
     write_jsonl(pytester.path / "eval.jsonl", [stored])
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
-    result.assert_outcomes(passed=4, failed=1, skipped=1)
+    result.assert_outcomes(passed=5, failed=1, skipped=1)
     result.stdout.fnmatch_lines(["*score:*", "*stored: 0.8*", "*fresh:  0.9*"])
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "drift"),
+    [
+        (("kpis", "duration_seconds"), 1, "kpis.duration_seconds:"),
+        (("kpis", "token_input"), 5, "kpis.token_input:"),
+        (("harness", "host_class"), "server", "harness.host_class:"),
+        (("run_id",), "totally-different", "run_id (from session_id and timestamp):"),
+        (("timestamp",), "2026-08-02T00:00:00.000Z", "run_id (from session_id and timestamp):"),
+        (("harness", "platform"), "other", "harness.platform:"),
+    ],
+)
+def test_a_record_whose_own_fields_no_longer_reproduce_fails_its_record_item(
+    pytester: pytest.Pytester, metrics: Path, field: tuple[str, ...], value: Any, drift: str
+) -> None:
+    journal_run(pytester, metrics)
+    records = journal_lines(pytester)
+    target = records[0]
+    for key in field[:-1]:
+        target = target[key]
+    target[field[-1]] = value
+    write_jsonl(pytester.path / "eval.jsonl", records)
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
+    result.assert_outcomes(passed=11, failed=1)
+    result.stdout.fnmatch_lines([
+        f"*{drift}*",
+        "re-verification: 10 stored verdict(s) reproduced, * 1 record(s) whose KPIs, host class and run_id reproduced, 1 not",
+        f"FAILED eval.jsonl::{records[0]['run_id']}[[]record[]]*",
+    ])
 
 
 def test_evidence_drift_counts_for_records_written_here(pytester: pytest.Pytester, metrics: Path) -> None:
@@ -498,7 +533,7 @@ def test_evidence_drift_counts_for_records_written_here(pytester: pytest.Pyteste
     records[0]["dimensions"][3]["evidence"] = "rewritten by hand"
     write_jsonl(pytester.path / "eval.jsonl", records)
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
-    result.assert_outcomes(passed=9, failed=1)
+    result.assert_outcomes(passed=11, failed=1)
     result.stdout.fnmatch_lines(["*evidence:*", "*stored: 'rewritten by hand'*"])
 
 
@@ -870,11 +905,11 @@ def test_records_sharing_a_run_id_are_items_of_their_own_and_each_is_counted(pyt
     drifted["dimensions"][1]["status"] = "pass" if drifted["dimensions"][1]["status"] != "pass" else "fail"
     (pytester.path / "joined.jsonl").write_text(json.dumps(drifted) + "\n" + first + "\n")  # journals joined by hand
     collected = [line for line in pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "joined.jsonl", "--co", "-q").stdout.lines if "::" in line]
-    assert len(collected) == len(set(collected)) == 10
+    assert len(collected) == len(set(collected)) == 12
     assert any("@line-2[" in line for line in collected)
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "joined.jsonl")
-    result.assert_outcomes(passed=9, failed=1)
-    result.stdout.fnmatch_lines(["re-verification: 9 stored verdict(s) reproduced, 1 not reproduced, 0 not re-verifiable (judge)"])
+    result.assert_outcomes(passed=11, failed=1)
+    result.stdout.fnmatch_lines(["re-verification: 9 stored verdict(s) reproduced, 1 not reproduced, 0 not re-verifiable (judge); 2 record(s)* reproduced, 0 not"])
 
 
 @pytest.mark.parametrize("output", ["--session-eval-journal", "--session-eval-html"])
@@ -988,7 +1023,7 @@ def test_notes_in_a_journal_are_no_items_and_are_named_in_the_summary(
     args = ["--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl"] if mode == "--session-eval-verify" else ["--session-eval", "eval.jsonl"]
     result = pytester.runpytest(*args)
     if mode == "--session-eval-verify":
-        result.assert_outcomes(passed=10)
+        result.assert_outcomes(passed=12)
     else:
         result.assert_outcomes(passed=4, failed=2, skipped=4)  # as scored, b failing two dimensions
     assert "invalid-record" not in result.stdout.str()
