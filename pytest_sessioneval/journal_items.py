@@ -47,7 +47,14 @@ class JournalFile(pytest.File):
 
     def collect(self) -> Iterator[_RecordItem]:
         taken: set[str] = set()
+        # Re-verified, a line that holds no readable record is one that cannot be: it fails
+        # (as input, it is a warning, as any unusable line of the metrics is).
+        unreadable = iter(self.journal.problems if self.journal.verify else [])
+        pending = next(unreadable, None)
         for line, record in self.journal.records:
+            while pending is not None and pending.line < line:
+                yield self._unreadable(taken, pending)
+                pending = next(unreadable, None)
             try:
                 validate_record(record)
                 _judged_as_registered(record, self.journal.rubrics.get(record["rubric_version"]))
@@ -64,6 +71,13 @@ class JournalFile(pytest.File):
                 continue
             for name, dimension in _named(base, record["dimensions"]):
                 yield self._child(StoredDimensionItem, name, line=line, record=record, dimension=dimension)
+        while pending is not None:
+            yield self._unreadable(taken, pending)
+            pending = next(unreadable, None)
+
+    def _unreadable(self, taken: set[str], problem: InputProblem) -> _RecordItem:
+        where = unique_name(taken, lambda n: f"line-{problem.line}" if n == 1 else f"line-{problem.line}~{n - 1}")
+        return self._child(UnreadableRecordItem, f"{where}[unreadable]", line=problem.line, problem=problem.message)
 
     def _verification_items(self, line: int, record: dict[str, Any], base: str) -> Iterator[_RecordItem]:
         rubric = self.journal.rubrics.get(record["rubric_version"])
@@ -264,6 +278,27 @@ class VerifiedRecordItem(_RecordItem):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, DriftDetected):
             return f"{self.where}: run {self.record['run_id']!r}, record: not reproduced\n{excinfo.value}"
+        return super().repr_failure(excinfo, style)
+
+
+class UnreadableRecordItem(_RecordItem):
+    """A journal line re-verification cannot read: a failed item naming why."""
+
+    def __init__(self, *, line: int, problem: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.line = line
+        self.problem = problem
+        self.user_properties.extend([("line", line), ("unreadable", problem)])
+
+    def metadata(self) -> dict[str, Any]:
+        return {"line": self.line, "unreadable": self.problem}
+
+    def runtest(self) -> None:
+        raise InvalidRecordError(self.problem)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
+        if isinstance(excinfo.value, InvalidRecordError):
+            return f"{self.where}: {self.problem}; no record on it can be re-verified"
         return super().repr_failure(excinfo, style)
 
 

@@ -527,6 +527,25 @@ def test_a_record_whose_own_fields_no_longer_reproduce_fails_its_record_item(
     ])
 
 
+def test_a_journal_line_that_cannot_be_read_fails_re_verification(pytester: pytest.Pytester, metrics: Path) -> None:
+    journal_run(pytester, metrics)
+    lines = (pytester.path / "eval.jsonl").read_text().splitlines()
+    (pytester.path / "eval.jsonl").write_text("{" + lines[0] + "\n" + lines[1] + "\n" + '{"record_kind": "session-ev')
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "-p", "no:randomly")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.assert_outcomes(passed=6, failed=2, warnings=2)
+    result.stdout.fnmatch_lines([
+        "eval.jsonl:1: not valid JSON (*); line skipped; no record on it can be re-verified",
+        "eval.jsonl:3: not valid JSON (*); line skipped; no record on it can be re-verified",
+    ])
+    assert [line.split(" ")[1] for line in result.stdout.lines if line.startswith("FAILED")] == [
+        "eval.jsonl::line-1[unreadable]", "eval.jsonl::line-3[unreadable]"
+    ]
+    # Given as input, the journal is reported as it is: an unreadable line is a warning there.
+    shown = pytester.runpytest("--session-eval", "eval.jsonl")
+    assert "[unreadable]" not in shown.stdout.str() and "SessionEvalInputWarning" in shown.stdout.str()
+
+
 def test_evidence_drift_counts_for_records_written_here(pytester: pytest.Pytester, metrics: Path) -> None:
     journal_run(pytester, metrics)
     records = journal_lines(pytester)
