@@ -17,6 +17,7 @@ from .nodes import _RecordItem
 from .outcomes import VerdictFailed, VerdictUndetermined, markers_for, raise_for
 from .record import InvalidRecord, validate_record
 from .rubric import JUDGE, Rubric
+from .sessions import eligibility
 from .verification import diff_dimension, diff_record, render_drift, written_here
 
 __all__ = ["JournalFile", "StoredJournal"]
@@ -241,13 +242,20 @@ class VerifiedDimensionItem(_StoredItem):
         if drifts:
             raise DriftDetected(
                 f"fresh scoring of the current metrics differs from the stored verdict "
-                f"(sessions line {self.fresh.line}):\n{render_drift(drifts)}"
+                f"(sessions line {self.fresh.line}{_not_scored_now(self.fresh)}):\n{render_drift(drifts)}"
             )
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, DriftDetected):
             return f"{self._headline()}: not reproduced\n{excinfo.value}"
         return super().repr_failure(excinfo, style)
+
+
+def _not_scored_now(fresh: SessionEvaluation) -> str:
+    """Why a scoring run would now leave the session's last line out, when it would: the
+    fresh verdicts are of that line all the same, as the reference re-scores it."""
+    reason = eligibility(fresh.record)
+    return "" if reason is None else f", which a scoring run would not score now: {reason}"
 
 
 class VerifiedRecordItem(_RecordItem):
@@ -272,7 +280,7 @@ class VerifiedRecordItem(_RecordItem):
         if drifts:
             raise DriftDetected(
                 f"fresh scoring of the current metrics differs from the stored record "
-                f"(sessions line {self.fresh.line}):\n{render_drift(drifts)}"
+                f"(sessions line {self.fresh.line}{_not_scored_now(self.fresh)}):\n{render_drift(drifts)}"
             )
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:

@@ -546,6 +546,18 @@ def test_a_journal_line_that_cannot_be_read_fails_re_verification(pytester: pyte
     assert "[unreadable]" not in shown.stdout.str() and "SessionEvalInputWarning" in shown.stdout.str()
 
 
+def test_a_drift_says_when_the_sessions_last_line_is_no_longer_scored(pytester: pytest.Pytester, metrics: Path) -> None:
+    journal_run(pytester, metrics)
+    with open(metrics / "sessions.jsonl", "a") as sessions:
+        sessions.write(json.dumps(session("a", status="abandoned")) + "\n")
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines([
+        "fresh scoring of the current metrics differs from the stored verdict (sessions line 4, which a scoring run "
+        "would not score now: abandoned session (status is 'abandoned'): abandoned sessions are never scored):"
+    ])
+
+
 def test_evidence_drift_counts_for_records_written_here(pytester: pytest.Pytester, metrics: Path) -> None:
     journal_run(pytester, metrics)
     records = journal_lines(pytester)
