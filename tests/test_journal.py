@@ -558,6 +558,16 @@ def test_a_drift_says_when_the_sessions_last_line_is_no_longer_scored(pytester: 
     ])
 
 
+def test_one_evaluation_time_however_spelt_gives_one_run_id(pytester: pytest.Pytester, metrics: Path) -> None:
+    for stamp in ("2026-08-01T00:00:00.5Z", "2026-08-01T00:00:00.500Z", "2026-08-01T00:00:00.5000000Z"):
+        journal_run(pytester, metrics, stamp=stamp)
+    records = journal_lines(pytester)
+    assert [record["run_id"] for record in records] == ["a-eval-20260801T000000500Z", "b-eval-20260801T000000500Z"]
+    assert {record["timestamp"] for record in records} == {"2026-08-01T00:00:00.500Z"}  # as the clock writes one
+    journal_run(pytester, metrics, stamp="0001-01-01T00:00:00Z")
+    assert journal_lines(pytester)[-1]["timestamp"] == "0001-01-01T00:00:00.000Z"
+
+
 def test_evidence_drift_counts_for_records_written_here(pytester: pytest.Pytester, metrics: Path) -> None:
     journal_run(pytester, metrics)
     records = journal_lines(pytester)
