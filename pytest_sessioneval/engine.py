@@ -48,7 +48,16 @@ EVENTS_FILE = "events.jsonl"
 
 
 class NoEligibleSession(LookupError):
-    """The latest-session cascade found nothing eligible to score."""
+    """The latest-session cascade found nothing eligible to score.
+
+    ``reason`` says why without the file's name; ``evaluation`` holds what was read of
+    the file all the same (its input problems and counts, and no entry).
+    """
+
+    def __init__(self, path: Path, reason: str, evaluation: Evaluation) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.reason = reason
+        self.evaluation = evaluation
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,8 +262,9 @@ def _evaluate(
         pick = next((i for i in range(len(reasons) - 1, -1, -1) if reasons[i] is None), None)
         if pick is not None and sources[pick] is None:
             raise NoEligibleSession(
-                f"{sessions_path}: the latest eligible session (line {numbers[pick]}) started outside "
-                "the selected date range"
+                sessions_path,
+                f"the latest eligible session (line {numbers[pick]}) started outside the selected date range",
+                result,
             )
         undecided = [] if pick is None else [(pick, unidentified.get(pick))]
     else:
@@ -299,8 +309,9 @@ def _evaluate(
     del stamps
     if selection.latest and pick is None:
         raise NoEligibleSession(
-            f"{sessions_path}: no eligible session to score (every record is abandoned, "
-            "unfinished, or shows no evidence of work)"
+            sessions_path,
+            "no eligible session to score (every record is abandoned, unfinished, or shows no evidence of work)",
+            result,
         )
 
     score = rubric.score

@@ -615,6 +615,7 @@ class SessionEvalRun:
         self.rubric: Rubric = RUBRIC_V1
         self.rubrics: dict[str, Rubric] = {RUBRIC_V1.version: RUBRIC_V1}
         self.evaluations: dict[Path, Evaluation] = {}
+        self.without_latest: dict[Path, NoEligibleSession] = {}  # sessions files that gave --session-eval-latest none
         self.report_journals: list[Path] = []
         self.verify_path: Path | None = None
         self.journals: dict[Path, StoredJournal] = {}
@@ -658,15 +659,22 @@ class SessionEvalRun:
                 self._prepare_verification(self.verify_path)
             else:
                 for sessions, events in self.sources.items():
-                    self.evaluations[sessions] = evaluate(
-                        sessions, events, self.selection, self.rubric, check_every_event_line=self.check_every_event_line
+                    try:
+                        self.evaluations[sessions] = evaluate(
+                            sessions, events, self.selection, self.rubric, check_every_event_line=self.check_every_event_line
+                        )
+                    except NoEligibleSession as exc:  # each file gives its latest session, if it has one
+                        self.evaluations[sessions] = exc.evaluation
+                        self.without_latest[sessions] = exc
+                if self.without_latest and len(self.without_latest) == len(self.sources):
+                    raise pytest.UsageError(
+                        f"{opt.given_as(session.config, '--session-eval-latest')}: "
+                        + "; ".join(map(str, self.without_latest.values()))
                     )
         except RubricError as exc:
             raise usage_error("--session-eval-rubric", str(exc)) from None
         except OSError as exc:
             raise pytest.UsageError(f"--session-eval: cannot read {exc.filename}: {exc.strerror or exc}") from None
-        except NoEligibleSession as exc:
-            raise pytest.UsageError(f"{opt.given_as(session.config, '--session-eval-latest')}: {exc}") from None
         self._warn_input_problems(session.config)
         if self.verify_path is not None:
             return
@@ -938,6 +946,8 @@ class SessionEvalRun:
                     f"{where}: {evaluation.outside_dates} session record(s) left out by {_date_range(config)}: they "
                     "started outside it, or their started_at does not parse"
                 )
+            elif path in self.without_latest:
+                lines.append(f"{where}: {opt.given_as(config, '--session-eval-latest')} scores none of its sessions: {self.without_latest[path].reason}")
             elif not evaluation.records:
                 lines.append(f"{where}: no session record to score")
             elif not evaluation.entries and self.selection.session_ids is not None:

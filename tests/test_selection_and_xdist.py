@@ -201,3 +201,24 @@ def test_the_latest_session_outside_the_date_range_is_said_so(pytester: pytest.P
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-latest", "--session-eval-until", "2000-01-01")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --session-eval-latest: *sessions.jsonl: the latest eligible session (line *) started outside the selected date range"])
+
+
+def test_each_sessions_file_gives_its_own_latest_session_and_one_without_is_said_so(
+    pytester: pytest.Pytester, project_metrics: MetricsWriter
+) -> None:
+    project_metrics([session("july", "2026-07-20T09:00:00Z")], directory="july")
+    project_metrics([session("june", "2026-06-20T09:00:00Z"), session("gone", status="abandoned")], directory="june")
+    both = pytester.runpytest("--session-eval", "july", "--session-eval", "june", "--session-eval-latest", "--co", "-q")
+    assert {line.split("::")[1].split("[")[0] for line in both.stdout.lines if "::" in line} == {"july", "june"}
+    # The range leaves out June's latest session: July's still runs, and the summary says why June gives none.
+    ranged = pytester.runpytest("--session-eval", "july", "--session-eval", "june", "--session-eval-latest", "--session-eval-since", "2026-07-01")
+    assert ranged.ret == pytest.ExitCode.OK
+    ranged.assert_outcomes(skipped=3, xfailed=2)
+    ranged.stdout.fnmatch_lines([
+        "june/sessions.jsonl: --session-eval-latest scores none of its sessions: the latest eligible session (line 1) "
+        "started outside the selected date range"
+    ])
+    # None of them has one: a usage error naming each.
+    none = pytester.runpytest("--session-eval", "july", "--session-eval", "june", "--session-eval-latest", "--session-eval-since", "2026-08-01")
+    assert none.ret == pytest.ExitCode.USAGE_ERROR
+    none.stderr.fnmatch_lines(["ERROR: --session-eval-latest: *july*sessions.jsonl: the latest eligible session (line 1) started outside*; *june*sessions.jsonl: *"])
