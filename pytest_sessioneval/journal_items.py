@@ -33,6 +33,8 @@ class StoredJournal:
     looked_past: list[int] = field(default_factory=list)  # lines of other objects (notes, other kinds)
     verify: bool = False
     fresh: dict[tuple[str, str], SessionEvaluation] = field(default_factory=dict)  # (rubric version, session id)
+    # The same key -> file:line of each scoring, for a session that sessions files given score differently.
+    scored_apart: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     rubrics: dict[str, Rubric] = field(default_factory=dict)
 
 
@@ -99,6 +101,11 @@ class JournalFile(pytest.File):
             problem = (
                 f"session {record['session_id']!r} is not in the current metrics "
                 "(--session-eval); nothing to re-score"
+            )
+        elif places := self.journal.scored_apart.get((record["rubric_version"], record["session_id"])):
+            problem = (
+                f"session {record['session_id']!r} is in more than one sessions file given, scored differently "
+                f"({', '.join(places)}), and a record does not say which it scored: re-verify it against that file alone"
             )
         stored_ids = []
         names = set()

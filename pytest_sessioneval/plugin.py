@@ -121,6 +121,11 @@ def _resolve_sources(config: pytest.Config, paths: list[Path]) -> dict[Path, Pat
     return sources
 
 
+def _result(entry: SessionEvaluation) -> tuple[object, ...]:
+    """What a record of the session holds from its scoring."""
+    return (entry.dimensions, entry.kpis, entry.host_class, recorded_platform(entry.record))
+
+
 def _refuse_events_as_sessions(path: Path) -> None:
     """An events file under another name than ``events.jsonl``, given as the sessions: its
     session starts would be scored as sessions and every other event fail as a record
@@ -656,7 +661,7 @@ class SessionEvalRun:
                 journal.records = read_journal(path, journal.problems, journal.looked_past)
                 self.journals[path] = journal
             if self.verify_path is not None:
-                self._prepare_verification(self.verify_path)
+                self._prepare_verification(self.verify_path, session.config.invocation_params.dir)
             else:
                 for sessions, events in self.sources.items():
                     try:
@@ -762,7 +767,7 @@ class SessionEvalRun:
             for entry in evaluation.scored
         })
 
-    def _prepare_verification(self, path: Path) -> None:
+    def _prepare_verification(self, path: Path, start: Path) -> None:
         journal = StoredJournal(path, [], verify=True, rubrics=self.rubrics)
         journal.records = read_journal(path, journal.problems, journal.looked_past)
         # Each record is re-scored with the rubric it names (any registered one), whatever
@@ -772,6 +777,7 @@ class SessionEvalRun:
             version, session_id = record.get("rubric_version"), record.get("session_id")
             if isinstance(version, str) and version in self.rubrics and isinstance(session_id, str):
                 wanted.setdefault(version, set()).add(session_id)
+        first_at: dict[tuple[str, str], str] = {}  # where each fresh scoring comes from
         for sessions, events in self.sources.items():
             for version, session_ids in wanted.items() or [(self.rubric.version, set())]:
                 evaluation = evaluate(
@@ -783,7 +789,13 @@ class SessionEvalRun:
                 )
                 self.evaluations.setdefault(sessions, evaluation)  # its input problems are warned once
                 for entry in evaluation.scored:
-                    journal.fresh.setdefault((version, entry.session_id), entry)
+                    key, here = (version, entry.session_id), f"{bestrelpath(start, sessions)}:{entry.line}"
+                    first = journal.fresh.setdefault(key, entry)
+                    if first is entry:
+                        first_at[key] = here
+                    elif _result(first) != _result(entry):
+                        # One session id in two sessions files given, scored two ways: which did the record score?
+                        journal.scored_apart.setdefault(key, [first_at[key]]).append(here)
         self.journals[path] = journal
 
     def _warn_input_problems(self, config: pytest.Config) -> None:
@@ -870,16 +882,27 @@ class SessionEvalRun:
         assert self.journal_path is not None
         records = []
         unwritable = []
+        scored_at: dict[str, tuple[str, dict[str, Any]]] = {}  # run_id -> where it was scored in this run, and its record
         for path, evaluation in self.evaluations.items():
             source = _located(session.config, path)
             for entry in evaluation.scored:
                 if not self.tally.ran_any(source, entry.session_id):  # judge items alone count too (-m judge)
                     continue
+                where = f"{bestrelpath(session.config.invocation_params.dir, evaluation.sessions_path)}:{entry.line}"
                 try:
-                    records.append(self._record(entry))
+                    record = self._record(entry)
                 except InvalidRecord as exc:  # e.g. a custom rubric's verdict the schema refuses
-                    where = f"{bestrelpath(session.config.invocation_params.dir, evaluation.sessions_path)}:{entry.line}"
                     unwritable.append(f"NOT WRITTEN {where}: the record of session {entry.session_id!r} is invalid: {exc}")
+                    continue
+                # One session id in two sessions files of the run: one run_id holds one record.
+                first = scored_at.setdefault(record["run_id"], (where, record))
+                if first[1] is record:
+                    records.append(record)
+                elif first[1] != record:
+                    unwritable.append(
+                        f"NOT WRITTEN {where}: session {entry.session_id!r} is scored from {first[0]} too in this run, "
+                        "with another result, and one run_id holds one record: journal each sessions file in a run of its own"
+                    )
         if unwritable:
             self.journal_messages.extend(unwritable)
             _fail(session)

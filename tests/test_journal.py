@@ -568,6 +568,35 @@ def test_one_evaluation_time_however_spelt_gives_one_run_id(pytester: pytest.Pyt
     assert journal_lines(pytester)[-1]["timestamp"] == "0001-01-01T00:00:00.000Z"
 
 
+def test_a_session_in_two_sessions_files_of_one_run(pytester: pytest.Pytester, metrics: Path) -> None:
+    # A copy scores the same: one record. Scored differently, the second cannot share the
+    # first's run_id: it is not written, and re-verification, whatever the order of the files,
+    # cannot tell which the record scored.
+    copy = pytester.path / "copy"
+    copy.mkdir()
+    for name in ("sessions.jsonl", "events.jsonl"):
+        (copy / name).write_bytes((metrics / name).read_bytes())
+    journal_run(pytester, metrics, "--session-eval", str(copy))
+    assert len(journal_lines(pytester)) == 2
+    changed = pytester.path / "changed"
+    changed.mkdir()
+    write_jsonl(changed / "sessions.jsonl", [session("a", "2026-07-20T09:00:00Z", "2026-07-20T10:00:00Z", total_files_changed=1, effectiveness={"completion_rate": 0.1})])
+    (changed / "events.jsonl").write_bytes((metrics / "events.jsonl").read_bytes())
+    (pytester.path / "eval.jsonl").unlink()
+    result = journal_run(pytester, metrics, "--session-eval", str(changed))
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines([
+        "NOT WRITTEN changed/sessions.jsonl:1: session 'a' is scored from metrics/sessions.jsonl:1 too in this run, with another result, *"
+    ])
+    assert [record["session_id"] for record in journal_lines(pytester)] == ["a", "b"]
+    outcomes = []
+    for order in ((metrics, changed), (changed, metrics)):
+        verify = pytester.runpytest("--session-eval", str(order[0]), "--session-eval", str(order[1]), "--session-eval-verify", "eval.jsonl")
+        verify.stdout.fnmatch_lines(["session 'a' is in more than one sessions file given, scored differently (*), and a record does not say which it scored*"])
+        outcomes.append(verify.parseoutcomes())
+    assert outcomes[0] == outcomes[1] == {"failed": 5, "passed": 6}
+
+
 def test_evidence_drift_counts_for_records_written_here(pytester: pytest.Pytester, metrics: Path) -> None:
     journal_run(pytester, metrics)
     records = journal_lines(pytester)
