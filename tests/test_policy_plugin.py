@@ -541,6 +541,15 @@ def test_no_manifest_is_a_skip_with_its_reason(pytester: pytest.Pytester) -> Non
     )
 
 
+def test_a_golden_set_pytest_cannot_collect_is_blamed_on_the_manifest_that_names_it(pytester: pytest.Pytester) -> None:
+    write(pytester, "prompts.jsonl", jsonl(scenario()))
+    write(pytester, "prompts.manifest.json", '{"golden_set": "g[1].json"}')
+    write(pytester, "g[1].json", "[]")
+    result = pytester.runpytest("--policy-eval", "prompts.jsonl")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: prompts.manifest.json's golden_set: g[[]1].json: pytest cannot collect a path containing*"])
+
+
 def test_golden_set_named_by_the_manifest(pytester: pytest.Pytester) -> None:
     write(pytester, "prompts.jsonl", jsonl(scenario()))
     write(pytester, "prompts.manifest.json", '{"golden_set": "golden/cases.json"}')

@@ -106,7 +106,13 @@ def pytest_configure(config: pytest.Config) -> None:
     claim_files(config, run.files_read)
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(run, "policy-eval-run")
-    add_collection_args(config, run.data_files, "--policy-eval", from_ini=not on_command_line(config, "--policy-eval"))
+    # Each file under what named it, for a path pytest cannot collect: a golden set is named by a manifest.
+    from_ini = not on_command_line(config, "--policy-eval")
+    add_collection_args(config, [source.file.path for source in run.envelopes], "--policy-eval", from_ini=from_ini)
+    for golden in run.goldens:
+        add_collection_args(config, [golden.file.path], golden.named_by, from_ini=from_ini)
+    if run.decisions is not None:
+        add_collection_args(config, [run.decisions.path], "--policy-decisions", from_ini=from_ini)
     register_wire_safety(config)
 
 
@@ -152,6 +158,7 @@ class _EnvelopeSource:
 class _GoldenSource:
     file: DataFile
     manifest: ManifestLoad[GoldenManifest]
+    named_by: str  # "<envelope manifest>'s golden_set": where the path comes from, for messages
 
 
 _Read = TypeVar("_Read")
@@ -243,19 +250,12 @@ class PolicyRun:
             if all(known.file.path != golden for known in goldens):
                 goldens.append(
                     _GoldenSource(
-                        data_file(golden), ManifestLoad.read(GoldenManifest, data_file(manifest_beside(golden)))
+                        data_file(golden),
+                        ManifestLoad.read(GoldenManifest, data_file(manifest_beside(golden))),
+                        f"{envelope.manifest.file.label}'s golden_set",
                     )
                 )
         return cls(envelopes, goldens, decisions_file)
-
-    @property
-    def data_files(self) -> list[Path]:
-        """Every file this run turns into items."""
-        files = [source.file.path for source in self.envelopes]
-        files += [source.file.path for source in self.goldens]
-        if self.decisions is not None:
-            files.append(self.decisions.path)
-        return files
 
     @property
     def files_read(self) -> list[tuple[Path, str]]:
