@@ -906,6 +906,11 @@ class SessionEvalRun:
         if unwritable:
             self.journal_messages.extend(unwritable)
             _fail(session)
+        if not records:  # nothing to append: the journal is not even created
+            self.journal_messages.append(
+                f"journal {bestrelpath(session.config.invocation_params.dir, self.journal_path)}: 0 record(s) appended"
+            )
+            return
         try:
             outcome = append_records(self.journal_path, records)
         except JournalError as exc:

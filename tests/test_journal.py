@@ -597,6 +597,13 @@ def test_a_session_in_two_sessions_files_of_one_run(pytester: pytest.Pytester, m
     assert outcomes[0] == outcomes[1] == {"failed": 5, "passed": 6}
 
 
+def test_a_run_that_appends_no_record_creates_no_journal(pytester: pytest.Pytester, metrics: Path) -> None:
+    result = journal_run(pytester, metrics, "-k", "no-such-session")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result.stdout.fnmatch_lines(["journal eval.jsonl: 0 record(s) appended"])
+    assert not (pytester.path / "eval.jsonl").exists()
+
+
 def test_evidence_drift_counts_for_records_written_here(pytester: pytest.Pytester, metrics: Path) -> None:
     journal_run(pytester, metrics)
     records = journal_lines(pytester)
