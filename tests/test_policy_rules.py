@@ -11,7 +11,7 @@ from conftest import scenario
 from pydantic import ValidationError
 
 from pytest_sessioneval.policy.envelope import INVARIANTS, ScenarioRecord
-from pytest_sessioneval.policy.fields import check_fields, show_path
+from pytest_sessioneval.policy.fields import check_fields, show_path, show_value
 from pytest_sessioneval.policy.golden import GoldenCase
 from pytest_sessioneval.policy.manifest import (
     CountRange,
@@ -849,3 +849,11 @@ def test_the_maintainers_page_documents_every_check() -> None:
 )
 def test_a_field_path_shows_every_key_so_that_none_can_be_misread(loc: tuple[str | int, ...], shown: str) -> None:
     assert show_path("quotas", loc) == shown
+
+
+def test_a_number_beyond_the_double_range_is_named_as_written_not_as_infinity() -> None:
+    # JSON has no Infinity: only 1e400 and the like read as one.
+    assert show_value(float("inf")) == "a number beyond the double range (such as 1e400)"
+    assert show_value(float("-inf")) == "a negative number beyond the double range (such as -1e400)"
+    assert show_value(2.5) == "2.5"
+    assert show_value(json.loads("1e400")) == show_value(float("inf"))

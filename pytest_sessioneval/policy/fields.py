@@ -11,6 +11,7 @@ the one source of truth), and each field's rule is the model field's
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -63,6 +64,9 @@ class FieldCheck:
 
 def show_value(value: Any) -> str:
     """A value as JSON, shortened for a one-line message."""
+    if type(value) is float and value in (math.inf, -math.inf):
+        # Only a number beyond the double range reads as infinity (JSON cannot spell one).
+        return "a number beyond the double range (such as 1e400)" if value > 0 else "a negative number beyond the double range (such as -1e400)"
     try:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
