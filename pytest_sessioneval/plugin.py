@@ -94,7 +94,9 @@ def _resolve_sources(config: pytest.Config, paths: list[Path]) -> dict[Path, Pat
     events_option = _option(config, "--session-eval-events")
     events = readable_file("--session-eval-events", events_option) if events_option else None
     sources: dict[Path, Path | None] = {}
-    seen: set[object] = set()  # each sessions file once, however it is reached (a symbolic link too)
+    # Each sessions file once with its events, however they are reached (a symbolic link too):
+    # reached with other events beside it, it is another source.
+    seen: set[tuple[object, object]] = set()
     for path in paths:
         if path_kind("--session-eval", path) == "dir" and path_kind("--session-eval", path / "sessions.jsonl") is None:
             raise usage_error("--session-eval", f"{path}: directory holds no sessions.jsonl")
@@ -114,7 +116,7 @@ def _resolve_sources(config: pytest.Config, paths: list[Path]) -> dict[Path, Pat
             kind = path_kind("--session-eval", near)
             if kind not in (None, "file"):
                 raise usage_error("--session-eval", f"{near}: {not_a_file(kind)}")
-        identity = file_identity(sessions)
+        identity = (file_identity(sessions), None if beside is None else file_identity(beside))
         if identity not in seen:
             seen.add(identity)
             sources[absolute(sessions)] = beside

@@ -279,6 +279,15 @@ def test_a_sessions_file_reached_through_a_symbolic_link_too_is_scored_once(pyte
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval", "linked", "-p", "no:cacheprovider")
     result.assert_outcomes(skipped=4, xfailed=6)
     result.stdout.fnmatch_lines(["rubric-v1: 2 session(s) scored*"])
+    # Reached beside other events (none here), the same sessions are another source: scored with
+    # those, whatever the order, and the events path beside them is no journal either.
+    (pytester.path / "bare").mkdir()
+    (pytester.path / "bare" / "sessions.jsonl").symlink_to(metrics / "sessions.jsonl")
+    write_jsonl(metrics / "events.jsonl", [{"event": "orchestrator.quality_gate.passed", "timestamp": "2026-07-20T09:30:00Z", "exit_code": 0}])
+    orders = [("--session-eval", str(metrics), "--session-eval", "bare"), ("--session-eval", "bare", "--session-eval", str(metrics))]
+    assert len({tuple(sorted(pytester.runpytest(*order, "-p", "no:cacheprovider", "-p", "no:randomly").parseoutcomes().items())) for order in orders}) == 1
+    journal = pytester.runpytest(*orders[0], "--session-eval-journal", "bare/events.jsonl", "--session-eval-model-id", "m")
+    assert journal.ret == pytest.ExitCode.USAGE_ERROR
 
 
 def test_hidden_directories_and_files_outside_the_rootdir(pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory) -> None:
