@@ -7,10 +7,10 @@ import os
 import re
 import socket
 from dataclasses import asdict, replace
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 import pytest
 from _pytest.pathlib import bestrelpath
@@ -166,29 +166,21 @@ _UTC_DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z", r
 def _eval_timestamp(config: pytest.Config) -> str:
     given = _option(config, "--session-eval-timestamp")
     if given is not None:
-        if not _UTC_DATE_TIME.fullmatch(given) or parse_timestamp_ms(given) is None or given.startswith("0000"):
+        if not _UTC_DATE_TIME.fullmatch(given) or parse_timestamp_ms(given) is None:
             raise pytest.UsageError(
                 f"{opt.given_as(config, '--session-eval-timestamp')}: {given!r} is not a UTC date-time such as "
                 "2026-08-01T00:00:00Z (a run_id keeps its digits alone, so an offset or a missing zone could "
                 "give two evaluation times one run_id)"
             )
-        # Written as the clock's are (milliseconds, beyond them cut off, as every timestamp
-        # is read): one instant, however spelt (…00Z, …00.5Z, …00.500Z), has one run_id.
-        return _as_written(_EPOCH + timedelta(milliseconds=parse_timestamp_ms(given)))  # type: ignore[arg-type]
+        # A fraction is written in milliseconds, as the clock writes it (digits beyond them cut
+        # off, as every timestamp is read): …00.5Z, …00.500Z and …00.5000000Z are one run_id.
+        # Without a fraction it stays as given: journals hold run_ids of that spelling already.
+        whole, dot, fraction = given[:-1].partition(".")
+        return f"{whole}.{(fraction + '00')[:3]}Z" if dot else given
     if is_worker(config) and "session_eval_timestamp" in config.workerinput:  # type: ignore[attr-defined]
         return str(config.workerinput["session_eval_timestamp"])  # type: ignore[attr-defined]
-    return _as_written(datetime.now(timezone.utc))
-
-
-_EPOCH: Final = datetime(1970, 1, 1, tzinfo=timezone.utc)
-
-
-def _as_written(moment: datetime) -> str:
-    """A UTC moment as records carry it: ``2026-08-01T00:00:00.000Z``."""
-    return (
-        f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}T{moment.hour:02d}:{moment.minute:02d}:"
-        f"{moment.second:02d}.{moment.microsecond // 1000:03d}Z"
-    )
+    now = datetime.now(timezone.utc)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -563,9 +563,10 @@ def test_one_evaluation_time_however_spelt_gives_one_run_id(pytester: pytest.Pyt
         journal_run(pytester, metrics, stamp=stamp)
     records = journal_lines(pytester)
     assert [record["run_id"] for record in records] == ["a-eval-20260801T000000500Z", "b-eval-20260801T000000500Z"]
-    assert {record["timestamp"] for record in records} == {"2026-08-01T00:00:00.500Z"}  # as the clock writes one
-    journal_run(pytester, metrics, stamp="0001-01-01T00:00:00Z")
-    assert journal_lines(pytester)[-1]["timestamp"] == "0001-01-01T00:00:00.000Z"
+    assert {record["timestamp"] for record in records} == {"2026-08-01T00:00:00.500Z"}  # in milliseconds, as the clock writes it
+    # Without a fraction it is kept as given: run_ids of journals written so stay the same.
+    journal_run(pytester, metrics, stamp="2026-08-02T00:00:00Z")
+    assert journal_lines(pytester)[-1]["run_id"] == "b-eval-20260802T000000Z"
 
 
 def test_a_session_in_two_sessions_files_of_one_run(pytester: pytest.Pytester, metrics: Path) -> None:
