@@ -122,20 +122,23 @@ class JournalFile(pytest.File):
                 problem=problem,
             )
         if problem is None and fresh is not None:
-            # The record's own fields that a fresh scoring gives too (KPIs, host class, run_id).
-            name = unique_name(names, lambda n: f"{base}[record]" if n == 1 else f"{base}[record~{n}]")
-            yield self._child(VerifiedRecordItem, name, line=line, record=record, fresh=fresh)
             for verdict in fresh.dimensions:
                 if verdict.id not in stored_ids:
+                    name = f"{base}[{escape_name(verdict.id)}]"
+                    names.add(name)
                     yield self._child(
                         VerifiedDimensionItem,
-                        f"{base}[{escape_name(verdict.id)}]",
+                        name,
                         line=line,
                         record=record,
                         dimension={"id": verdict.id, "method": verdict.method},
                         fresh=fresh,
                         problem=f"{verdict.id} is scored now ({verdict.status}) but missing from the stored record",
                     )
+            # The record's own fields that a fresh scoring gives too (KPIs, host class, run_id),
+            # under a name no dimension's item holds.
+            name = unique_name(names, lambda n: f"{base}[record]" if n == 1 else f"{base}[record~{n}]")
+            yield self._child(VerifiedRecordItem, name, line=line, record=record, fresh=fresh)
 
 
 def _judged_as_registered(record: dict[str, Any], rubric: Rubric | None) -> None:

@@ -51,6 +51,7 @@ from .options import (
 from .record import MODEL_SOURCES, STANDARD_VERSION, InvalidRecord, build_record, hostname_hash, recorded_platform
 from .reporting import Tally, index_teardown_reports
 from .selection import JudgeSelection
+from .sessions import eligibility
 from .rubric import DimensionVerdict, Rubric, RubricError
 from .rubric_v1 import RUBRIC_V1
 from .timestamps import parse_timestamp_ms
@@ -771,7 +772,7 @@ class SessionEvalRun:
             version, session_id = record.get("rubric_version"), record.get("session_id")
             if isinstance(version, str) and version in self.rubrics and isinstance(session_id, str):
                 wanted.setdefault(version, set()).add(session_id)
-        first_at: dict[tuple[str, str], str] = {}  # where each fresh scoring comes from
+        found: dict[tuple[str, str], list[tuple[SessionEvaluation, str]]] = {}  # each fresh scoring, and where
         for sessions, events in self.sources.items():
             for version, session_ids in wanted.items() or [(self.rubric.version, set())]:
                 evaluation = evaluate(
@@ -783,13 +784,17 @@ class SessionEvalRun:
                 )
                 self.evaluations.setdefault(sessions, evaluation)  # its input problems are warned once
                 for entry in evaluation.scored:
-                    key, here = (version, entry.session_id), f"{bestrelpath(start, sessions)}:{entry.line}"
-                    first = journal.fresh.setdefault(key, entry)
-                    if first is entry:
-                        first_at[key] = here
-                    elif _result(first) != _result(entry):
-                        # One session id in two sessions files given, scored two ways: which did the record score?
-                        journal.scored_apart.setdefault(key, [first_at[key]]).append(here)
+                    found.setdefault((version, entry.session_id), []).append(
+                        (entry, f"{bestrelpath(start, sessions)}:{entry.line}")
+                    )
+        for key, scorings in found.items():
+            # One session id in several sessions files given: a scoring run scores the last
+            # line of those where it is eligible; when they score it two ways, which did the
+            # record score?
+            eligible = [(entry, where) for entry, where in scorings if eligibility(entry.record) is None] or scorings
+            journal.fresh[key] = eligible[0][0]
+            if any(_result(entry) != _result(eligible[0][0]) for entry, _ in eligible[1:]):
+                journal.scored_apart[key] = [where for _, where in eligible]
         self.journals[path] = journal
 
     def _warn_input_problems(self, config: pytest.Config) -> None:

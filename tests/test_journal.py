@@ -605,6 +605,20 @@ def test_a_run_that_appends_no_record_creates_no_journal(pytester: pytest.Pytest
     assert not (pytester.path / "eval.jsonl").exists()
 
 
+def test_a_session_no_longer_eligible_in_one_of_two_files_is_re_verified_from_the_other(pytester: pytest.Pytester, metrics: Path) -> None:
+    # As journaling scored it: the file whose last line of the session is eligible.
+    later = pytester.path / "later"
+    later.mkdir()
+    (later / "sessions.jsonl").write_text(
+        (metrics / "sessions.jsonl").read_text() + json.dumps(session("a", status="abandoned", duration_seconds=7)) + "\n"
+    )
+    (later / "events.jsonl").write_bytes((metrics / "events.jsonl").read_bytes())
+    written = journal_run(pytester, metrics, "--session-eval", str(later))
+    assert "NOT WRITTEN" not in written.stdout.str() and len(journal_lines(pytester)) == 2
+    verify = pytester.runpytest("--session-eval", str(metrics), "--session-eval", str(later), "--session-eval-verify", "eval.jsonl")
+    verify.assert_outcomes(passed=12)
+
+
 def test_evidence_drift_counts_for_records_written_here(pytester: pytest.Pytester, metrics: Path) -> None:
     journal_run(pytester, metrics)
     records = journal_lines(pytester)

@@ -744,3 +744,22 @@ def test_a_rubric_built_wrong_at_import_is_reported_at_the_line_that_builds_it(p
     assert "conftest.py:3: in <module>" in report
     assert "E   pytest_sessioneval.rubric.RubricError: rubric 'mine': dimension ids collide: gate-health" in report
     assert "rubric.py:" not in report.replace("conftest.py", ""), "the check itself is no part of the report"
+
+
+def test_verification_items_have_node_ids_of_their_own_when_a_dimension_is_named_record(pytester: pytest.Pytester, metrics: Path) -> None:
+    pytester.makefile(".md", rec="rec")
+    pytester.makeconftest(
+        "from pathlib import Path\n"
+        "from pytest_sessioneval import RUBRIC_V1, Dimension, Rubric, Verdict\n"
+        "REC = Rubric('rec-v1', Path(__file__).with_name('rec.md'), (*RUBRIC_V1.dimensions, Dimension('record', lambda c: Verdict('pass', 'ok'))))\n"
+        "def pytest_sessioneval_rubrics():\n"
+        "    return [REC]\n"
+    )
+    pytester.runpytest("--session-eval", str(metrics), "--session-eval-rubric", "rec-v1", "--session-eval-journal", "eval.jsonl", "--session-eval-model-id", "m")
+    records = [json.loads(line) for line in (pytester.path / "eval.jsonl").read_text().splitlines()]
+    for record in records:  # the stored records lack the dimension: an item says so, beside the record's own
+        record["dimensions"] = [d for d in record["dimensions"] if d["id"] != "record"]
+    (pytester.path / "eval.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    collected = [line for line in pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "--co", "-q").stdout.lines if "::" in line]
+    assert len(collected) == len(set(collected)) == len(records) * 7
+    assert sum(line.endswith("[record~2]") for line in collected) == len(records)
