@@ -544,6 +544,13 @@ class TestManifest:
         opened = manifest.model_copy(update={"quotas": manifest.quotas.model_copy(update={"allow_undeclared": True})})  # type: ignore[union-attr]
         allowed = {f.check: f.held for f in check_dataset(opened, records, data="g.json", manifest_name="g.manifest.json")}
         assert allowed == {"quota:label=neg": True, "quota:label=pos": False}
+        # With pairs too, the missing label is reported once, by the labels' check.
+        paired = GoldenManifest.model_validate(
+            {"quotas": {"label_field": "gruop", "locale_field": "locale", "per_label": {"neg": {"max": 9}},
+                        "per_label_locale": {"neg": {"en": {"max": 9}}}}}
+        )
+        both = {f.check: f.held for f in check_dataset(paired, [r | {"locale": "en"} for r in records], data="g.json", manifest_name="g.manifest.json")}
+        assert both["quota:labels-declared"] is False and both["quota:label-locales-declared"] is True
 
 
 # --- review: verdicts per data file -----------------------------------------------------------

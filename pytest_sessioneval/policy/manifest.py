@@ -297,6 +297,14 @@ def _grouped(
     return counts, unplaced, lacking
 
 
+def _lacking(records: Sequence[Mapping[str, Any]], invalid: Sequence[Collection[str]], fields: Sequence[str]) -> int:
+    """How many records lack one of ``fields`` (and hold none of them invalid)."""
+    return sum(
+        1 for record, bad in zip(records, invalid)
+        if not any(name in bad for name in fields) and any(name not in record for name in fields)
+    )
+
+
 def check_dataset(
     manifest: DatasetManifest,
     records: Sequence[Mapping[str, Any]],
@@ -487,8 +495,11 @@ def check_dataset(
                 (pair, count) for pair, count in pair_others
                 if pair[0] not in undeclared.get(label_field, ()) and pair[1] not in undeclared.get(locale_field, ())
             ]
+            # Nor is a record without a field whose own kind's check reports it already.
+            unreported = [name for name in (label_field, locale_field) if name not in undeclared]
             findings.append(closed("quota:label-locales-declared", ("quotas", "per_label_locale"), fresh,
-                                   f"pair of {label_field} and {locale_field}", lacking, f"{label_field} or {locale_field}"))
+                                   f"pair of {label_field} and {locale_field}",
+                                   _lacking(records, invalid, unreported), " or ".join(unreported)))
     return _named_once(findings)
 
 
