@@ -481,12 +481,16 @@ def test_the_human_verdict_judge_example(pytester: pytest.Pytester) -> None:
     ("args", "message"),
     [
         (("--human-verdicts", "missing.jsonl", "--session-eval", str(EXAMPLES / "metrics")), "ERROR: --human-verdicts: missing.jsonl: cannot be read*"),
+        (("--human-verdicts", "list.jsonl", "--session-eval", str(EXAMPLES / "metrics")), "ERROR: --human-verdicts: list.jsonl:1: not a verdict*"),
+        (("--human-verdicts", "id.jsonl", "--session-eval", str(EXAMPLES / "metrics")), "ERROR: --human-verdicts: id.jsonl:1: not a verdict*"),
         (("--human-verdicts", str(EXAMPLES / "judge" / "human-verdicts.jsonl"), "--session-eval", "missing"), "ERROR: --session-eval: *missing*"),
         (("--human-verdicts", str(EXAMPLES / "judge" / "human-verdicts.jsonl"), "--session-eval", str(EXAMPLES / "metrics"), "--session-eval-since", "2026-13-01"), "ERROR: --session-eval-since*"),
     ],
 )
 def test_the_human_verdict_judge_example_keeps_usage_errors_plain(pytester: pytest.Pytester, args: tuple[str, ...], message: str) -> None:
     pytester.makeini("[pytest]\n")
+    (pytester.path / "list.jsonl").write_text("[1, 2]\n")
+    (pytester.path / "id.jsonl").write_text('{"session_id": ["x"]}\n')
     pytester.syspathinsert(EXAMPLES / "judge")
     result = pytester.runpytest("-p", "human_judge", *args, "--session-eval-judge")
     assert result.ret == pytest.ExitCode.USAGE_ERROR

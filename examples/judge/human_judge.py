@@ -41,9 +41,11 @@ def pytest_configure(config: pytest.Config) -> None:
                 continue
             try:
                 entry = json.loads(line)
-                session_id = entry.pop("session_id")
-            except (ValueError, KeyError, AttributeError) as exc:
+                session_id = entry.pop("session_id") if isinstance(entry, dict) else None
+            except (ValueError, KeyError) as exc:
                 raise pytest.UsageError(f"--human-verdicts: {path}:{number}: not a verdict ({exc})") from None
+            if not isinstance(session_id, str):
+                raise pytest.UsageError(f"--human-verdicts: {path}:{number}: not a verdict (an object with a session_id string)")
             verdicts.setdefault(session_id, []).append(entry)
     config.stash[_VERDICTS] = verdicts
     _config.append(config)
