@@ -129,7 +129,7 @@ Kpi = Annotated[
     WithJsonSchema({"type": "number", "minimum": 0}),
 ]
 HexHash = Annotated[StrictStr, AfterValidator(_hex), WithJsonSchema({"type": "string", "pattern": "^[0-9a-f]{8,}$"})]
-Timestamp = Annotated[StrictStr, AfterValidator(_iso_timestamp), WithJsonSchema({"type": "string", "format": "date-time"})]
+Timestamp = Annotated[StrictStr, AfterValidator(_iso_timestamp)]  # (no "format": date-time is stricter than ISO 8601 here)
 Status = Literal["pass", "fail", "not-applicable", "cannot-determine"]
 
 
@@ -367,8 +367,8 @@ def record_json_schema() -> dict[str, Any]:
         'carry advisory: true and calibration_status: "uncalibrated", deterministic ones carry '
         "neither; KPIs are non-negative numbers or null. The plugin (pytest_sessioneval.record."
         "validate_record) also enforces what this schema leaves to it: a timestamp must parse as "
-        "an ISO 8601 date-time (format is only an annotation here), an integer must fit in 64 bits, "
-        "a number must be finite, and text must not be blank by JavaScript's trim."
+        "an ISO 8601 date-time or date (wider than JSON Schema's date-time format), an integer must "
+        "fit in 64 bits, a number must be finite, and text must not be blank by JavaScript's trim."
     )
     schema["not"] = {"anyOf": [{"required": [key]} for key in FORBIDDEN_GLOBAL_SCORE_KEYS]}
     _type_every_const(schema)

@@ -864,3 +864,5 @@ def test_a_number_beyond_the_double_range_is_named_as_written_not_as_infinity() 
     assert show_value(float("-inf")) == "a negative number beyond the double range (such as -1e400)"
     assert show_value(2.5) == "2.5"
     assert show_value(json.loads("1e400")) == show_value(float("inf"))
+    # Nested, as JSON that reads back as the same value; a string saying Infinity stays as it is.
+    assert show_value(json.loads('{"x": -1e400, "y": "Infinity \\"", "z": [1e400]}')) == '{"x": -1e400, "y": "Infinity \\"", "z": [1e400]}'

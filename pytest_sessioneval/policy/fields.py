@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -62,6 +63,10 @@ class FieldCheck:
         return f"fields {', '.join(bad)} are missing or invalid"
 
 
+# A JSON string (kept as it is), or Python's Infinity token outside one.
+_INFINITY_OUTSIDE_STRINGS: Final = re.compile(r'("(?:[^"\\]|\\.)*")|-?Infinity')
+
+
 def show_value(value: Any) -> str:
     """A value as JSON, shortened for a one-line message."""
     if type(value) is float and value in (math.inf, -math.inf):
@@ -73,6 +78,9 @@ def show_value(value: Any) -> str:
         text = repr(value)
     except RecursionError:
         text = "(a value nested too deeply to show)"
+    else:
+        if "Infinity" in text:  # nested, as JSON that reads back as the same value
+            text = _INFINITY_OUTSIDE_STRINGS.sub(lambda m: m[0] if m[1] else m[0].replace("Infinity", "1e400"), text)
     text = wire_safe(text)  # a lone surrogate escape shows as its escape text
     return text if len(text) <= _FOUND_WIDTH else text[: _FOUND_WIDTH - 3] + "..."
 
