@@ -80,7 +80,8 @@ class JournalFile(pytest.File):
 
     def _unreadable(self, taken: set[str], problem: InputProblem) -> _RecordItem:
         where = unique_name(taken, lambda n: f"line-{problem.line}" if n == 1 else f"line-{problem.line}~{n - 1}")
-        return self._child(UnreadableRecordItem, f"{where}[unreadable]", line=problem.line, problem=problem.message)
+        why = problem.message.removesuffix("; line skipped")  # (as a warning says it; here it fails)
+        return self._child(UnreadableRecordItem, f"{where}[unreadable]", line=problem.line, problem=why)
 
     def _verification_items(self, line: int, record: dict[str, Any], base: str) -> Iterator[_RecordItem]:
         rubric = self.journal.rubrics.get(record["rubric_version"])
@@ -306,7 +307,8 @@ class UnreadableRecordItem(_RecordItem):
         super().__init__(**kwargs)
         self.line = line
         self.problem = problem
-        self.user_properties.extend([("line", line), ("unreadable", problem)])
+        self.user_properties.extend([("line", line), ("unreadable", problem), ("verification", "unreadable")])
+        self.add_marker(pytest.mark.deterministic)  # a record that may have held deterministic verdicts
 
     def metadata(self) -> dict[str, Any]:
         return {"line": self.line, "unreadable": self.problem}
@@ -332,6 +334,7 @@ class InvalidRecordItem(_RecordItem):
         self.line = line
         self.error = error
         self.user_properties.extend([("line", line), ("invalid", str(error))])
+        self.add_marker(pytest.mark.deterministic)  # a record that may hold deterministic verdicts
 
     def metadata(self) -> dict[str, Any]:
         return {"line": self.line, "invalid": [{"field": f, "message": m} for f, m in self.error.problems]}

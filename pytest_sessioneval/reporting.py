@@ -42,6 +42,7 @@ class Tally:
     unidentified: set[str] = field(default_factory=set)  # node ids of the items that ran
     verification: dict[str, str] = field(default_factory=dict)  # node id -> outcome, per stored verdict
     verified_records: dict[str, str] = field(default_factory=dict)  # node id -> outcome, per record's own fields
+    unreadable_records: set[str] = field(default_factory=set)  # node ids of journal lines re-verification cannot read
     # The data files whose items are counted, as pytest locates them (relative to the
     # rootdir): another test's record_property never counts, whatever its names.
     files: frozenset[str] = frozenset()
@@ -55,6 +56,9 @@ class Tally:
         props: dict[str, Any] = dict(report.user_properties)
         if props.get("verification") == "record":
             self.verified_records[report.nodeid] = report.outcome
+            return
+        if props.get("verification") == "unreadable":
+            self.unreadable_records.add(report.nodeid)
             return
         if props.get("verification"):
             self.verification[report.nodeid] = report.outcome
@@ -96,21 +100,26 @@ class Tally:
         return (file, escape_name(session_id)) in self.not_scored
 
     def verification_line(self) -> str | None:
-        if not self.verification and not self.verified_records:
+        if not self.verification and not self.verified_records and not self.unreadable_records:
             return None
         outcomes = Counter(self.verification.values())
         records = Counter(self.verified_records.values())
+        unreadable = f"; {len(self.unreadable_records)} journal line(s) unreadable" if self.unreadable_records else ""
         return (
             f"re-verification: {outcomes['passed']} stored verdict(s) reproduced, "
             f"{outcomes['failed']} not reproduced, "
             f"{outcomes['skipped']} not re-verifiable (judge); "
             f"{records['passed']} record(s) whose KPIs, host class and run_id reproduced, {records['failed']} not"
+            f"{unreadable}"
         )
 
     @property
     def empty(self) -> bool:
         """No item of a data file ran (all deselected, or none collected)."""
-        return not (self.sessions or self.judged or self.not_scored or self.unidentified or self.verification or self.verified_records)
+        return not (
+            self.sessions or self.judged or self.not_scored or self.unidentified
+            or self.verification or self.verified_records or self.unreadable_records
+        )
 
     def _with_stored(self, counts: dict[str, Counter[str]], judge: bool) -> dict[str, Counter[str]]:
         merged: dict[str, Counter[str]] = defaultdict(Counter, {d: Counter(c) for d, c in counts.items()})

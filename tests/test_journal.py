@@ -536,9 +536,14 @@ def test_a_journal_line_that_cannot_be_read_fails_re_verification(pytester: pyte
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.assert_outcomes(passed=6, failed=2, warnings=2)
     result.stdout.fnmatch_lines([
-        "eval.jsonl:1: not valid JSON (*); line skipped; no record on it can be re-verified",
-        "eval.jsonl:3: not valid JSON (*); line skipped; no record on it can be re-verified",
+        "eval.jsonl:1: not valid JSON (*); no record on it can be re-verified",
+        "eval.jsonl:3: not valid JSON (*); no record on it can be re-verified",
+        "re-verification: 5 stored verdict(s) reproduced, 0 not reproduced, 0 not re-verifiable (judge); "
+        "1 record(s) whose KPIs, host class and run_id reproduced, 0 not; 2 journal line(s) unreadable",
     ])
+    assert "line skipped" not in "".join(line for line in result.stdout.lines if "no record on it" in line)
+    deterministic = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "-m", "deterministic")
+    deterministic.assert_outcomes(passed=6, failed=2, warnings=2)
     assert [line.split(" ")[1] for line in result.stdout.lines if line.startswith("FAILED")] == [
         "eval.jsonl::line-1[unreadable]", "eval.jsonl::line-3[unreadable]"
     ]
