@@ -18,7 +18,7 @@ from .outcomes import VerdictFailed, VerdictUndetermined, markers_for, raise_for
 from .record import InvalidRecord, validate_record
 from .rubric import JUDGE, Rubric
 from .sessions import eligibility
-from .verification import diff_dimension, diff_record, render_drift, written_here
+from .verification import Drift, diff_dimension, diff_record, render_drift, written_here
 
 __all__ = ["JournalFile", "StoredJournal"]
 
@@ -251,10 +251,7 @@ class VerifiedDimensionItem(_StoredItem):
             raise DriftDetected(f"{self.dimension['id']} is stored but the rubric scores no such dimension")
         drifts = diff_dimension(self.dimension, verdict, compare_evidence=written_here(self.record))
         if drifts:
-            raise DriftDetected(
-                f"fresh scoring of the current metrics differs from the stored verdict "
-                f"(sessions line {self.fresh.line}{_not_scored_now(self.fresh)}):\n{render_drift(drifts)}"
-            )
+            raise _drift("verdict", self.fresh, drifts)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, DriftDetected):
@@ -262,11 +259,18 @@ class VerifiedDimensionItem(_StoredItem):
         return super().repr_failure(excinfo, style)
 
 
-def _not_scored_now(fresh: SessionEvaluation) -> str:
-    """Why a scoring run would now leave the session's last line out, when it would: the
-    fresh verdicts are of that line all the same, as the reference re-scores it."""
+def _drift(stored: str, fresh: SessionEvaluation, drifts: list[Drift]) -> DriftDetected:
+    """The failure of a stored ``verdict`` or ``record`` that the fresh scoring does not reproduce.
+
+    It also says when a scoring run would now leave the session's last line out: the fresh
+    scoring is of that line all the same, as the reference re-scores it.
+    """
     reason = eligibility(fresh.record)
-    return "" if reason is None else f", which a scoring run would not score now: {reason}"
+    not_scored_now = "" if reason is None else f", which a scoring run would not score now: {reason}"
+    return DriftDetected(
+        f"fresh scoring of the current metrics differs from the stored {stored} "
+        f"(sessions line {fresh.line}{not_scored_now}):\n{render_drift(drifts)}"
+    )
 
 
 class VerifiedRecordItem(_RecordItem):
@@ -289,10 +293,7 @@ class VerifiedRecordItem(_RecordItem):
     def runtest(self) -> None:
         drifts = diff_record(self.record, self.fresh, compare_platform=written_here(self.record))
         if drifts:
-            raise DriftDetected(
-                f"fresh scoring of the current metrics differs from the stored record "
-                f"(sessions line {self.fresh.line}{_not_scored_now(self.fresh)}):\n{render_drift(drifts)}"
-            )
+            raise _drift("record", self.fresh, drifts)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, DriftDetected):
