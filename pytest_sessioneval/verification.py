@@ -45,7 +45,7 @@ def diff_dimension(stored: dict[str, Any], fresh: DimensionVerdict, compare_evid
         drifts.append(Drift("status", stored.get("status"), fresh.status))
     stored_score = stored.get("score")
     fresh_score = fresh.score if fresh.scored else None
-    if stored_score != fresh_score or type(stored_score) is bool:
+    if _differs(stored_score, fresh_score):
         drifts.append(Drift("score", stored_score, fresh_score))
     if compare_evidence and stored.get("evidence") != fresh.evidence:
         drifts.append(Drift("evidence", stored.get("evidence"), fresh.evidence))
