@@ -279,26 +279,24 @@ def _grouped(
     records: Sequence[Mapping[str, Any]],
     invalid: Sequence[Collection[str]],
     fields: Sequence[str],
-) -> tuple[Counter[tuple[Group, ...]], int, int]:
-    """Records counted by their groups (``group_of``) in ``fields``; how many could not be
-    placed: a field invalid (its ``fields`` check fails already, a required one also when
-    missing); and how many lack one of the fields, and so are in no group."""
+) -> tuple[Counter[tuple[Group, ...]], int]:
+    """Records counted by their groups (``group_of``) in ``fields``, and how many could
+    not be placed: a field invalid (its ``fields`` check fails already, a required one also
+    when missing). A record without one of the fields is in no group (see ``_lacking``)."""
     counts: Counter[tuple[Group, ...]] = Counter()
-    unplaced = lacking = 0
+    unplaced = 0
     for record, bad in zip(records, invalid):
         if any(name in bad for name in fields):
             unplaced += 1
             continue
         values = tuple(group_of(record, name) for name in fields)
-        if None in values:
-            lacking += 1
-        else:
+        if None not in values:
             counts[values] += 1  # type: ignore[index]
-    return counts, unplaced, lacking
+    return counts, unplaced
 
 
 def _lacking(records: Sequence[Mapping[str, Any]], invalid: Sequence[Collection[str]], fields: Sequence[str]) -> int:
-    """How many records lack one of ``fields`` (and hold none of them invalid)."""
+    """How many records lack one of ``fields`` (and hold none of them invalid): in no group."""
     return sum(
         1 for record, bad in zip(records, invalid)
         if not any(name in bad for name in fields) and any(name not in record for name in fields)
@@ -429,7 +427,8 @@ def check_dataset(
         if not quota_of:
             continue
         assert field_name is not None
-        counts, unplaced, lacking = _grouped(records, invalid, [field_name])
+        counts, unplaced = _grouped(records, invalid, [field_name])
+        lacking = _lacking(records, invalid, [field_name])
         names = _names_of(quota_of)
         per_name: Counter[str] = Counter()
         others: list[tuple[tuple[Group, ...], int]] = []
@@ -455,7 +454,8 @@ def check_dataset(
         assert label_field is not None and locale_field is not None
         label_names = _names_of([*quotas.per_label, *quotas.per_label_locale])
         locale_names = _names_of([*quotas.per_locale, *(locale for locales in quotas.per_label_locale.values() for locale in locales)])
-        by_groups, unplaced, lacking = _grouped(records, invalid, [label_field, locale_field])
+        by_groups, unplaced = _grouped(records, invalid, [label_field, locale_field])
+        lacking = _lacking(records, invalid, [label_field, locale_field])
         pairs = {(label, locale) for label, locales in quotas.per_label_locale.items() for locale in locales}
         per_pair: Counter[tuple[str, str]] = Counter()
         pair_others: list[tuple[tuple[Group, ...], int]] = []  # (record groups, count) of the records in no declared pair
