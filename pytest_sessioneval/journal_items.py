@@ -125,8 +125,8 @@ class JournalFile(pytest.File):
         if problem is None and fresh is not None:
             for verdict in fresh.dimensions:
                 if verdict.id not in stored_ids:
-                    name = f"{base}[{escape_name(verdict.id)}]"
-                    names.add(name)
+                    label = escape_name(verdict.id)
+                    name = unique_name(names, lambda n: f"{base}[{label}]" if n == 1 else f"{base}[{label}~{n}]")
                     yield self._child(
                         VerifiedDimensionItem,
                         name,

@@ -91,14 +91,17 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(hookspecs)
 
 
-def _resolve_sources(config: pytest.Config, paths: list[Path]) -> dict[Path, Path | None]:
+def _resolve_sources(config: pytest.Config, paths: list[Path]) -> tuple[dict[Path, Path | None], list[Path]]:
+    """The sessions files to score, each with its events; and every sessions path given
+    (a file reached twice is scored once, but each place it was given is an input)."""
     events_option = _option(config, "--session-eval-events")
     events = readable_file("--session-eval-events", events_option) if events_option else None
     sources: dict[Path, Path | None] = {}
     # Each sessions file once with its events, however they are reached (a symbolic link too):
     # reached with other events beside it, it is another source.
     seen: set[tuple[object, object]] = set()
-    for path in paths:
+    given: list[Path] = []
+    for path in map(absolute, paths):  # ("a/link/.." is "a", as pytest reads the path it collects)
         if path_kind("--session-eval", path) == "dir" and path_kind("--session-eval", path / "sessions.jsonl") is None:
             raise usage_error("--session-eval", f"{path}: directory holds no sessions.jsonl")
         sessions, beside = resolve_inputs(path, events)
@@ -117,11 +120,12 @@ def _resolve_sources(config: pytest.Config, paths: list[Path]) -> dict[Path, Pat
             kind = path_kind("--session-eval", near)
             if kind not in (None, "file"):
                 raise usage_error("--session-eval", f"{near}: {not_a_file(kind)}")
+        given.append(absolute(sessions))
         identity = (file_identity(sessions), None if beside is None else file_identity(beside))
         if identity not in seen:
             seen.add(identity)
             sources[absolute(sessions)] = beside
-    return sources
+    return sources, given
 
 
 def _result(entry: SessionEvaluation) -> tuple[object, ...]:
@@ -205,9 +209,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if verify and not paths:
         raise usage_error("--session-eval-verify", "needs --session-eval to name the metrics to re-score")
     journals = [p for p in paths if path_kind("--session-eval", p) == "file" and is_journal(p)]
-    sources = _resolve_sources(config, [p for p in paths if p not in journals])
+    sources, sessions_given = _resolve_sources(config, [p for p in paths if p not in journals])
     selection = _selection(config, verify=bool(verify), journals=journals if not sources else [])
     run = SessionEvalRun(sources, selection, _eval_timestamp(config))
+    run.sessions_given = sessions_given
     run.check_every_event_line = not _option(config, "--session-eval-fast-events")
     run.rubrics = _registered_rubrics(config)
     version = _option(config, "--session-eval-rubric") or RUBRIC_V1.version
@@ -364,10 +369,10 @@ def _refuse_overwriting_inputs(config: pytest.Config, run: SessionEvalRun) -> No
     """An output must not be an input: the journal never lands in the metrics, the page never
     replaces a journal or the metrics (the same file under any spelling or link), and
     neither is written to a file of the policy evaluation of the same run."""
-    inputs = [(p, "a sessions file") for p in run.sources]
+    inputs = [(p, "a sessions file") for p in run.sessions_given]
     # Where an events file is looked for counts even while none is there: written there, the
     # page or the journal would be read as events next time.
-    inputs += [(p.parent / EVENTS_FILE, f"the {EVENTS_FILE} beside a sessions file") for p in run.sources]
+    inputs += [(p.parent / EVENTS_FILE, f"the {EVENTS_FILE} beside a sessions file") for p in run.sessions_given]
     inputs += [(e, "an events file") for e in run.sources.values() if e is not None]
     data = {file_identity(path): what for path, what in inputs}
     given = opt.given_as(config, "--session-eval")
@@ -610,6 +615,7 @@ class SessionEvalRun:
 
     def __init__(self, sources: dict[Path, Path | None], selection: Selection, timestamp: str) -> None:
         self.sources = sources
+        self.sessions_given: list[Path] = list(sources)  # every place a sessions file was given
         self.selection = selection
         self.timestamp = timestamp
         self.rubric: Rubric = RUBRIC_V1
@@ -811,7 +817,8 @@ class SessionEvalRun:
         for evaluation in self.evaluations.values():
             warn_problems(evaluation.problems, start, warn)
         for journal in self.journals.values():
-            warn_problems(journal.problems, start, warn)
+            if not journal.verify:  # (re-verified, such a line is a failed item, not a line skipped)
+                warn_problems(journal.problems, start, warn)
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
         path = absolute(file_path)
@@ -996,7 +1003,7 @@ class SessionEvalRun:
         """The unusable input lines, counted and the first ones named: said here too, since
         warnings can be silenced (``-p no:warnings``) and a skipped line must never go unseen."""
         problems = [p for evaluation in self.evaluations.values() for p in evaluation.problems]
-        problems += [p for journal in self.journals.values() for p in journal.problems]
+        problems += [p for journal in self.journals.values() if not journal.verify for p in journal.problems]
         if not problems:
             return None
         start = config.invocation_params.dir

@@ -483,6 +483,7 @@ def test_the_human_verdict_judge_example(pytester: pytest.Pytester) -> None:
         (("--human-verdicts", "missing.jsonl", "--session-eval", str(EXAMPLES / "metrics")), "ERROR: --human-verdicts: missing.jsonl: cannot be read*"),
         (("--human-verdicts", "list.jsonl", "--session-eval", str(EXAMPLES / "metrics")), "ERROR: --human-verdicts: list.jsonl:1: not a verdict*"),
         (("--human-verdicts", "id.jsonl", "--session-eval", str(EXAMPLES / "metrics")), "ERROR: --human-verdicts: id.jsonl:1: not a verdict*"),
+        (("--human-verdicts", "deep.jsonl", "--session-eval", str(EXAMPLES / "metrics")), "ERROR: --human-verdicts: deep.jsonl:1: not a verdict*"),
         (("--human-verdicts", str(EXAMPLES / "judge" / "human-verdicts.jsonl"), "--session-eval", "missing"), "ERROR: --session-eval: *missing*"),
         (("--human-verdicts", str(EXAMPLES / "judge" / "human-verdicts.jsonl"), "--session-eval", str(EXAMPLES / "metrics"), "--session-eval-since", "2026-13-01"), "ERROR: --session-eval-since*"),
     ],
@@ -491,6 +492,7 @@ def test_the_human_verdict_judge_example_keeps_usage_errors_plain(pytester: pyte
     pytester.makeini("[pytest]\n")
     (pytester.path / "list.jsonl").write_text("[1, 2]\n")
     (pytester.path / "id.jsonl").write_text('{"session_id": ["x"]}\n')
+    (pytester.path / "deep.jsonl").write_text("[" * 100_000 + "]" * 100_000 + "\n")
     pytester.syspathinsert(EXAMPLES / "judge")
     result = pytester.runpytest("-p", "human_judge", *args, "--session-eval-judge")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -767,3 +769,24 @@ def test_verification_items_have_node_ids_of_their_own_when_a_dimension_is_named
     collected = [line for line in pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "--co", "-q").stdout.lines if "::" in line]
     assert len(collected) == len(set(collected)) == len(records) * 7
     assert sum(line.endswith("[record~2]") for line in collected) == len(records)
+
+
+def test_a_missing_dimension_spelt_like_a_repeated_one_gets_a_node_id_of_its_own(pytester: pytest.Pytester, metrics: Path) -> None:
+    # A record repeating gate-health names the repeat "[gate-health~2]"; a dimension the rubric
+    # calls "gate-health~2", missing from the record, must not take that name too.
+    pytester.makefile(".md", rep="rep")
+    pytester.makeconftest(
+        "from pathlib import Path\n"
+        "from pytest_sessioneval import RUBRIC_V1, Dimension, Rubric, Verdict\n"
+        "REP = Rubric('rep-v1', Path(__file__).with_name('rep.md'), (*RUBRIC_V1.dimensions, Dimension('gate-health~2', lambda c: Verdict('pass', 'ok'))))\n"
+        "def pytest_sessioneval_rubrics():\n"
+        "    return [REP]\n"
+    )
+    pytester.runpytest("--session-eval", str(metrics), "--session-eval-rubric", "rep-v1", "--session-eval-journal", "eval.jsonl", "--session-eval-model-id", "m")
+    records = [json.loads(line) for line in (pytester.path / "eval.jsonl").read_text().splitlines()]
+    for record in records:
+        kept = [d for d in record["dimensions"] if d["id"] != "gate-health~2"]
+        record["dimensions"] = [*kept, next(d for d in kept if d["id"] == "gate-health")]
+    (pytester.path / "eval.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    collected = [line for line in pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "--co", "-q").stdout.lines if "::" in line]
+    assert len(collected) == len(set(collected)) == len(records) * 8

@@ -288,6 +288,26 @@ def test_a_sessions_file_reached_through_a_symbolic_link_too_is_scored_once(pyte
     assert len({tuple(sorted(pytester.runpytest(*order, "-p", "no:cacheprovider", "-p", "no:randomly").parseoutcomes().items())) for order in orders}) == 1
     journal = pytester.runpytest(*orders[0], "--session-eval-journal", "bare/events.jsonl", "--session-eval-model-id", "m")
     assert journal.ret == pytest.ExitCode.USAGE_ERROR
+    # Scored once when neither has events, each place given is still an input, in either order.
+    (metrics / "events.jsonl").unlink()
+    for order in orders:
+        for output in ("--session-eval-journal", "--session-eval-html"):
+            refused = pytester.runpytest(*order, output, "bare/events.jsonl", "--session-eval-model-id", "m")
+            assert refused.ret == pytest.ExitCode.USAGE_ERROR, (order, output)
+            refused.stderr.fnmatch_lines([f"ERROR: {output}: *bare/events.jsonl is the events.jsonl beside a sessions file of this run*"])
+    assert not (pytester.path / "bare" / "events.jsonl").exists()
+
+
+def test_a_path_through_a_symbolic_link_and_up_is_read_as_pytest_reads_it(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+    # "lnk/../real" is "real" to pytest, whatever lnk points at: the plugin reads that file too.
+    metrics_writer(pytester.path)([session("a", total_files_changed=1)], [gate("2026-07-20T09:30:00Z", 1)], directory="real")
+    metrics_writer(pytester.path)([session("elsewhere")], [], directory="deep/real")
+    (pytester.path / "deep" / "inner").mkdir()
+    (pytester.path / "lnk").symlink_to(pytester.path / "deep" / "inner", target_is_directory=True)
+    alone = pytester.runpytest("--session-eval", "real", "-p", "no:cacheprovider").parseoutcomes()
+    assert alone["failed"] == 1  # the failing gate is read
+    assert pytester.runpytest("--session-eval", "real", "--session-eval", "lnk/../real", "-p", "no:cacheprovider").parseoutcomes() == alone
+    assert pytester.runpytest("--session-eval", "lnk/../real", "-p", "no:cacheprovider").parseoutcomes() == alone
 
 
 def test_hidden_directories_and_files_outside_the_rootdir(pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory) -> None:

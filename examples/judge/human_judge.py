@@ -42,7 +42,7 @@ def pytest_configure(config: pytest.Config) -> None:
             try:
                 entry = json.loads(line)
                 session_id = entry.pop("session_id") if isinstance(entry, dict) else None
-            except (ValueError, KeyError) as exc:
+            except (ValueError, KeyError, RecursionError) as exc:
                 raise pytest.UsageError(f"--human-verdicts: {path}:{number}: not a verdict ({exc})") from None
             if not isinstance(session_id, str):
                 raise pytest.UsageError(f"--human-verdicts: {path}:{number}: not a verdict (an object with a session_id string)")
