@@ -503,7 +503,9 @@ def claim_files(
 
 
 def readable_file(flag: str, path: Path) -> Path:
-    """``path`` made absolute, or a usage error saying why it cannot be read."""
+    """``path`` made absolute (as pytest reads a path: "a/link/.." is "a"), or a usage error
+    saying why that file cannot be read."""
+    path = absolute(path)
     kind = path_kind(flag, path)
     if kind is None:
         raise usage_error(flag, f"{path}: no such file or directory")
@@ -514,7 +516,7 @@ def readable_file(flag: str, path: Path) -> Path:
             pass
     except OSError as exc:
         raise usage_error(flag, f"{path}: cannot be read ({exc.strerror or exc})") from None
-    return absolute(path)
+    return path
 
 
 _DEFAULT_ARGS = pytest.StashKey[list[str]]()

@@ -101,7 +101,7 @@ def _resolve_sources(config: pytest.Config, paths: list[Path]) -> tuple[dict[Pat
     # reached with other events beside it, it is another source.
     seen: set[tuple[object, object]] = set()
     given: list[Path] = []
-    for path in map(absolute, paths):  # ("a/link/.." is "a", as pytest reads the path it collects)
+    for path in paths:
         if path_kind("--session-eval", path) == "dir" and path_kind("--session-eval", path / "sessions.jsonl") is None:
             raise usage_error("--session-eval", f"{path}: directory holds no sessions.jsonl")
         sessions, beside = resolve_inputs(path, events)
@@ -201,7 +201,8 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     if not is_worker(config):
         opt.warn_if_ini_file_was_missed(config, opt.OPTIONS)
-    paths = _option(config, "--session-eval")
+    # Each path as pytest reads one ("a/link/.." is "a"), before anything is told from it.
+    paths = [absolute(path) for path in _option(config, "--session-eval") or []]
     verify = _option(config, "--session-eval-verify")
     if not paths and not verify:
         return

@@ -308,6 +308,15 @@ def test_a_path_through_a_symbolic_link_and_up_is_read_as_pytest_reads_it(pytest
     assert alone["failed"] == 1  # the failing gate is read
     assert pytester.runpytest("--session-eval", "real", "--session-eval", "lnk/../real", "-p", "no:cacheprovider").parseoutcomes() == alone
     assert pytester.runpytest("--session-eval", "lnk/../real", "-p", "no:cacheprovider").parseoutcomes() == alone
+    # So are a sessions file, told from a journal, and the events given apart: checked where they are read.
+    (pytester.path / "deep" / "s.jsonl").write_text('{"record_kind": "session-eval", "run_id": "x"}\n')
+    (pytester.path / "s.jsonl").write_bytes((pytester.path / "real" / "sessions.jsonl").read_bytes())
+    by_link = pytester.runpytest("--session-eval", "lnk/../s.jsonl", "--session-eval-events", "real/events.jsonl", "-p", "no:cacheprovider")
+    assert by_link.parseoutcomes() == alone
+    (pytester.path / "deep" / "ev.jsonl").write_text("")
+    missing = pytester.runpytest("--session-eval", "real", "--session-eval-events", "lnk/../ev.jsonl")
+    assert missing.ret == pytest.ExitCode.USAGE_ERROR
+    missing.stderr.fnmatch_lines([f"ERROR: --session-eval-events: {pytester.path / 'ev.jsonl'}: no such file or directory"])
 
 
 def test_hidden_directories_and_files_outside_the_rootdir(pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory) -> None:
