@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -752,41 +753,43 @@ def test_a_rubric_built_wrong_at_import_is_reported_at_the_line_that_builds_it(p
     assert "rubric.py:" not in report.replace("conftest.py", ""), "the check itself is no part of the report"
 
 
-def test_verification_items_have_node_ids_of_their_own_when_a_dimension_is_named_record(pytester: pytest.Pytester, metrics: Path) -> None:
-    pytester.makefile(".md", rec="rec")
+def _verification_ids_with_an_extra_dimension(
+    pytester: pytest.Pytester, metrics: Path, extra: str, edit: Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
+) -> tuple[list[str], int]:
+    """The node ids re-verification collects of a journal written with rubric-v1 plus a
+    dimension ``extra``, each record's dimensions changed by ``edit``; and how many records."""
+    pytester.makefile(".md", extra="extra")
     pytester.makeconftest(
         "from pathlib import Path\n"
         "from pytest_sessioneval import RUBRIC_V1, Dimension, Rubric, Verdict\n"
-        "REC = Rubric('rec-v1', Path(__file__).with_name('rec.md'), (*RUBRIC_V1.dimensions, Dimension('record', lambda c: Verdict('pass', 'ok'))))\n"
+        f"EXTRA = Rubric('extra-v1', Path(__file__).with_name('extra.md'), (*RUBRIC_V1.dimensions, Dimension({extra!r}, lambda c: Verdict('pass', 'ok'))))\n"
         "def pytest_sessioneval_rubrics():\n"
-        "    return [REC]\n"
+        "    return [EXTRA]\n"
     )
-    pytester.runpytest("--session-eval", str(metrics), "--session-eval-rubric", "rec-v1", "--session-eval-journal", "eval.jsonl", "--session-eval-model-id", "m")
+    pytester.runpytest("--session-eval", str(metrics), "--session-eval-rubric", "extra-v1", "--session-eval-journal", "eval.jsonl", "--session-eval-model-id", "m")
     records = [json.loads(line) for line in (pytester.path / "eval.jsonl").read_text().splitlines()]
-    for record in records:  # the stored records lack the dimension: an item says so, beside the record's own
-        record["dimensions"] = [d for d in record["dimensions"] if d["id"] != "record"]
+    for record in records:
+        record["dimensions"] = edit(record["dimensions"])
     (pytester.path / "eval.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-    collected = [line for line in pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "--co", "-q").stdout.lines if "::" in line]
-    assert len(collected) == len(set(collected)) == len(records) * 7
-    assert sum(line.endswith("[record~2]") for line in collected) == len(records)
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "--co", "-q")
+    return [line for line in result.stdout.lines if "::" in line], len(records)
+
+
+def test_verification_items_have_node_ids_of_their_own_when_a_dimension_is_named_record(pytester: pytest.Pytester, metrics: Path) -> None:
+    # The stored records lack the dimension: an item says so, beside the record's own.
+    collected, records = _verification_ids_with_an_extra_dimension(
+        pytester, metrics, "record", lambda dimensions: [d for d in dimensions if d["id"] != "record"]
+    )
+    assert len(collected) == len(set(collected)) == records * 7
+    assert sum(line.endswith("[record~2]") for line in collected) == records
 
 
 def test_a_missing_dimension_spelt_like_a_repeated_one_gets_a_node_id_of_its_own(pytester: pytest.Pytester, metrics: Path) -> None:
     # A record repeating gate-health names the repeat "[gate-health~2]"; a dimension the rubric
     # calls "gate-health~2", missing from the record, must not take that name too.
-    pytester.makefile(".md", rep="rep")
-    pytester.makeconftest(
-        "from pathlib import Path\n"
-        "from pytest_sessioneval import RUBRIC_V1, Dimension, Rubric, Verdict\n"
-        "REP = Rubric('rep-v1', Path(__file__).with_name('rep.md'), (*RUBRIC_V1.dimensions, Dimension('gate-health~2', lambda c: Verdict('pass', 'ok'))))\n"
-        "def pytest_sessioneval_rubrics():\n"
-        "    return [REP]\n"
-    )
-    pytester.runpytest("--session-eval", str(metrics), "--session-eval-rubric", "rep-v1", "--session-eval-journal", "eval.jsonl", "--session-eval-model-id", "m")
-    records = [json.loads(line) for line in (pytester.path / "eval.jsonl").read_text().splitlines()]
-    for record in records:
-        kept = [d for d in record["dimensions"] if d["id"] != "gate-health~2"]
-        record["dimensions"] = [*kept, next(d for d in kept if d["id"] == "gate-health")]
-    (pytester.path / "eval.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-    collected = [line for line in pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "--co", "-q").stdout.lines if "::" in line]
-    assert len(collected) == len(set(collected)) == len(records) * 8
+    def repeat_gate_health(dimensions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        kept = [d for d in dimensions if d["id"] != "gate-health~2"]
+        return [*kept, next(d for d in kept if d["id"] == "gate-health")]
+
+    collected, records = _verification_ids_with_an_extra_dimension(pytester, metrics, "gate-health~2", repeat_gate_health)
+    assert len(collected) == len(set(collected)) == records * 8
