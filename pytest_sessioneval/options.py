@@ -649,11 +649,12 @@ class _CollectionArgs:
         given = [path for path in present if path.is_dir()]
         way = []
         for path, (spelled, from_ini) in wanted.items():
+            inside = any(path.is_relative_to(directory) for directory in given)
             if from_ini and (paths_named or data_named):  # as testpaths: only inside a directory given
-                if any(path.is_relative_to(directory) for directory in given):
+                if inside:
                     way.append(path)
                 continue
-            if path not in present and not any(path.is_relative_to(directory) for directory in given):
+            if path not in present and not inside:
                 # (Collected from a directory given, it is no argument of its own: pytest 8.0
                 # would collect nothing else of that directory.)
                 config.args.append(spelled)

@@ -105,7 +105,7 @@ def _resolve_sources(config: pytest.Config, paths: list[Path]) -> tuple[dict[Pat
         if path_kind("--session-eval", path) == "dir" and path_kind("--session-eval", path / "sessions.jsonl") is None:
             raise usage_error("--session-eval", f"{path}: directory holds no sessions.jsonl")
         sessions, beside = resolve_inputs(path, events)
-        readable_file("--session-eval", sessions)
+        sessions = readable_file("--session-eval", sessions)
         if beside is not None and file_identity(beside) == file_identity(sessions):
             if events is not None:
                 raise usage_error("--session-eval-events", f"{events}: is the sessions file of this run; give the events file")
@@ -120,11 +120,11 @@ def _resolve_sources(config: pytest.Config, paths: list[Path]) -> tuple[dict[Pat
             kind = path_kind("--session-eval", near)
             if kind not in (None, "file"):
                 raise usage_error("--session-eval", f"{near}: {not_a_file(kind)}")
-        given.append(absolute(sessions))
+        given.append(sessions)
         identity = (file_identity(sessions), None if beside is None else file_identity(beside))
         if identity not in seen:
             seen.add(identity)
-            sources[absolute(sessions)] = beside
+            sources[sessions] = beside
     return sources, given
 
 
@@ -212,8 +212,7 @@ def pytest_configure(config: pytest.Config) -> None:
     journals = [p for p in paths if path_kind("--session-eval", p) == "file" and is_journal(p)]
     sources, sessions_given = _resolve_sources(config, [p for p in paths if p not in journals])
     selection = _selection(config, verify=bool(verify), journals=journals if not sources else [])
-    run = SessionEvalRun(sources, selection, _eval_timestamp(config))
-    run.sessions_given = sessions_given
+    run = SessionEvalRun(sources, sessions_given, selection, _eval_timestamp(config))
     run.check_every_event_line = not _option(config, "--session-eval-fast-events")
     run.rubrics = _registered_rubrics(config)
     version = _option(config, "--session-eval-rubric") or RUBRIC_V1.version
@@ -223,7 +222,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if _option(config, "--session-eval-judge"):
         run.judges = _judges(config)
         run.judge_timeout = _judge_timeout(config)
-    run.report_journals = [absolute(p) for p in journals]
+    run.report_journals = journals
     if verify:
         run.verify_path = readable_file("--session-eval-verify", verify)
         try:
@@ -614,9 +613,11 @@ class _XdistBridge:
 class SessionEvalRun:
     """One pytest run's session evaluation, registered as a plugin while the run lasts."""
 
-    def __init__(self, sources: dict[Path, Path | None], selection: Selection, timestamp: str) -> None:
+    def __init__(
+        self, sources: dict[Path, Path | None], sessions_given: list[Path], selection: Selection, timestamp: str
+    ) -> None:
         self.sources = sources
-        self.sessions_given: list[Path] = list(sources)  # every place a sessions file was given
+        self.sessions_given = sessions_given  # every place a sessions file was given (see _resolve_sources)
         self.selection = selection
         self.timestamp = timestamp
         self.rubric: Rubric = RUBRIC_V1
