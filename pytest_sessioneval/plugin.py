@@ -970,10 +970,14 @@ class SessionEvalRun:
             terminalreporter.write_line(message, red=message.startswith(("ERROR", "REFUSED")))
 
     def _left_out_lines(self, config: pytest.Config) -> list[str]:
-        """Per sessions file, what gave it no item: the date range, or having no session record.
-        Without this line a run that collects nothing would end in pytest's bare "no tests ran"."""
+        """Per sessions file, what gave it no item: the date range, or having no session record;
+        re-verifying, a journal without a record. Without this line a run that collects nothing
+        would end in pytest's bare "no tests ran"."""
         if self.verify_path is not None:
-            return []
+            journal = self.journals.get(self.verify_path)
+            if journal is None or journal.records or journal.problems:
+                return []
+            return [f"{bestrelpath(config.invocation_params.dir, self.verify_path)}: no session-eval record to re-verify"]
         lines = []
         for path, evaluation in self.evaluations.items():
             where = bestrelpath(config.invocation_params.dir, path)

@@ -1128,6 +1128,18 @@ def test_notes_in_a_journal_are_no_items_and_are_named_in_the_summary(
     assert "invalid-record" not in result.stdout.str()
     result.stdout.fnmatch_lines(["eval.jsonl: 2 line(s) holding no session-eval record (*) looked past: lines 1, 2"])
 
+@pytest.mark.parametrize(("content", "looked_past"), [("", False), ("\n\n", False), ('{"note": "hello"}\n', True)])
+def test_re_verifying_a_journal_without_a_record_says_so(
+    pytester: pytest.Pytester, metrics: Path, content: str, looked_past: bool
+) -> None:
+    # Nothing to re-verify collects nothing: the summary says why, not pytest's bare "no tests ran".
+    (pytester.path / "eval.jsonl").write_text(content)
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result.stdout.fnmatch_lines(["*= session evaluation =*", "eval.jsonl: no session-eval record to re-verify"])
+    assert ("looked past: line 1" in result.stdout.str()) is looked_past
+
+
 @pytest.mark.parametrize(
     ("content", "refused"),
     [
