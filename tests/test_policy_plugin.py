@@ -217,6 +217,9 @@ def test_reportinfo_points_at_the_record_line(pytester: pytest.Pytester) -> None
     [
         (["--policy-eval", "missing.jsonl"], "ERROR: --policy-eval: */missing.jsonl: no such file or directory"),
         (["--policy-eval", "empty-dir"], "ERROR: --policy-eval: */empty-dir: directory holds no prompts.jsonl"),
+        # A prompts.jsonl that is there but cannot be read is named as what it is.
+        (["--policy-eval", "broken-dir"], "ERROR: --policy-eval: */broken-dir/prompts.jsonl: a broken symbolic link"),
+        (["--policy-eval", "nested-dir"], "ERROR: --policy-eval: */nested-dir/prompts.jsonl: not a file"),
         (["--policy-eval", "prompts.jsonl", "--policy-decisions", "nope.jsonl"],
          "ERROR: --policy-decisions: */nope.jsonl: no such file or directory"),
         (["--policy-eval", "prompts.jsonl", "--policy-manifest", "nope.json"],
@@ -247,6 +250,9 @@ def test_bad_arguments_are_usage_errors(pytester: pytest.Pytester, args: list[st
     write(pytester, "other/prompts.jsonl", jsonl(scenario()))
     write(pytester, "m.json", "{}")
     (pytester.path / "empty-dir").mkdir()
+    (pytester.path / "broken-dir").mkdir()
+    (pytester.path / "broken-dir" / "prompts.jsonl").symlink_to("nowhere.jsonl")
+    (pytester.path / "nested-dir" / "prompts.jsonl").mkdir(parents=True)
     result = pytester.runpytest(*args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([message])

@@ -201,7 +201,7 @@ class PolicyRun:
         envelope_paths: list[Path] = []
         for path in paths:
             if path_kind("--policy-eval", path) == "dir":
-                if path_kind("--policy-eval", path / ENVELOPE_FILE) != "file":
+                if path_kind("--policy-eval", path / ENVELOPE_FILE) is None:  # else readable_file says what it is
                     raise usage_error("--policy-eval", f"{path}: directory holds no {ENVELOPE_FILE}")
                 path = path / ENVELOPE_FILE
             resolved = readable_file("--policy-eval", path)
