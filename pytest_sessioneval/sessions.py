@@ -1,21 +1,18 @@
-"""Session records: which line is authoritative, which sessions are eligible, their windows."""
+"""Session records: their ids, their windows, and which of them are eligible to be scored."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeGuard
 
 from .timestamps import parse_timestamp_ms
 from .values import is_blank, is_number, is_truthy, show
 
 __all__ = [
-    "SessionLine",
     "Window",
     "eligibility",
     "is_usable_id",
-    "latest_eligible",
+    "session_id_problem",
     "session_window",
-    "usable_session_id",
 ]
 
 
@@ -25,31 +22,10 @@ class Window(NamedTuple):
     start: int
     end: int
 
-    def holds(self, t: int) -> bool:
-        return self.start <= t <= self.end
-
-
-@dataclass(frozen=True, slots=True)
-class SessionLine:
-    """One record of ``sessions.jsonl`` with its 1-based line number."""
-
-    line: int
-    record: dict[str, Any]
-
-    @property
-    def session_id(self) -> str | None:
-        return usable_session_id(self.record)
-
 
 def is_usable_id(value: object) -> TypeGuard[str]:
     """A ``session_id`` that names a session: a string that is not blank (JavaScript's trim)."""
     return type(value) is str and not is_blank(value)
-
-
-def usable_session_id(record: dict[str, Any]) -> str | None:
-    """The record's ``session_id`` when it is usable (``is_usable_id``), else ``None``."""
-    value = record.get("session_id")
-    return value if is_usable_id(value) else None
 
 
 def session_id_problem(record: dict[str, Any]) -> str:
@@ -102,11 +78,3 @@ def eligibility(record: dict[str, Any]) -> str | None:
         "no evidence of work: status is not 'completed', agent_summary.complete is not a "
         "number > 0 and effectiveness.completion_rate is absent or null"
     )
-
-
-def latest_eligible(lines: list[SessionLine]) -> SessionLine | None:
-    """The reference cascade: the newest line (of any id) that is eligible on its own."""
-    for entry in reversed(lines):
-        if eligibility(entry.record) is None:
-            return entry
-    return None
