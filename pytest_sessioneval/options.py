@@ -145,8 +145,11 @@ def get_option(config: pytest.Config, option: Option) -> Any:
     source = _ini_source(config, option.ini)
     try:
         value = config.getini(option.ini)
-    except (pytest.UsageError, TypeError, ValueError) as exc:  # pytest's own message names neither
-        raise pytest.UsageError(f"{source}: {exc}") from None
+    except (pytest.UsageError, TypeError, ValueError) as exc:  # pytest's own message names no key
+        message = str(exc)
+        if config.inipath and message.startswith(f"{config.inipath}: "):  # said once, by source
+            message = message[len(f"{config.inipath}: ") :]
+        raise pytest.UsageError(f"{source}: {message}") from None
     if option.kind in ("paths", "list"):
         if isinstance(value, str):  # a TOML string where a list belongs
             value = value.split()

@@ -493,6 +493,18 @@ def test_an_ill_typed_ini_value_is_a_usage_error_naming_the_key(pytester: pytest
     result.stderr.fnmatch_lines([f"ERROR: {message}"])
 
 
+@pytest.mark.skipif(pytest.version_tuple < (9,), reason="the [tool.pytest] table of TOML values is pytest 9's")
+def test_a_toml_value_pytest_refuses_names_the_key_and_the_file_once(pytester: pytest.Pytester) -> None:
+    # An unquoted date is a TOML date, not the string the key takes: pytest's own message
+    # names the file, which the key's source already does.
+    metrics_writer(pytester.path)([session("a")], [])
+    pytester.makefile(".toml", pyproject="[tool.pytest]\nsession_eval_paths = ['metrics']\nsession_eval_since = 2026-07-01\n")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: ini key session_eval_since in *pyproject.toml: config option 'session_eval_since' expects a string, got date*"])
+    assert result.stderr.str().count("pyproject.toml") == 1
+
+
 @pytest.mark.parametrize("flag", ["--help", "--markers"])
 def test_help_is_shown_whatever_the_inputs_in_the_ini_file(pytester: pytest.Pytester, flag: str) -> None:
     pytester.makeini("[pytest]\nsession_eval_paths = .orchestrator/metrics\npolicy_eval_paths = gone.jsonl\n")
