@@ -3,7 +3,8 @@
 pytest splits a node id on ``::`` and cuts the parametrisation at the first
 ``[``, so an id is escaped before it becomes part of a node name: backslash,
 brackets, the second colon of ``::``, the HTML specials ``<>&"'``, control characters
-and non-ASCII text become backslash escapes (the way pytest escapes parametrize ids). The mapping
+and non-ASCII text become backslash escapes of their code (much as pytest escapes parametrize
+ids, but a tab is ``\x09``, not ``\t``). The mapping
 is injective, so every session keeps its own node id, and it is printable, so a
 node id copied from pytest's output selects exactly its item.
 """

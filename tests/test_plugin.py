@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from conftest import NOISY_TEARDOWN, MetricsWriter, gate, metrics_writer, session, write_jsonl
 
+from pytest_sessioneval.naming import escape_name
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
@@ -79,6 +81,14 @@ def test_evidence_is_failure_text_skip_reason_and_xfail_reason(pytester: pytest.
             "XFAIL*s-cd?verification-evidence? - cannot-determine: 0 quality_gate events in window but total_files_changed=4*",
         ]
     )
+
+
+@pytest.mark.parametrize(
+    ("session_id", "escaped"),
+    [("a::b", "a:\\x3ab"), ("x[1]", "x\\x5b1\\x5d"), ("é", "\\xe9"), ("tab\there", "tab\\x09here"), ("🙂", "\\U0001f642")],
+)
+def test_the_escapes_usage_md_shows(session_id: str, escaped: str) -> None:
+    assert escape_name(session_id) == escaped
 
 
 @pytest.mark.parametrize(
