@@ -11,7 +11,8 @@ import inspect
 import os
 import stat
 import warnings
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -27,6 +28,7 @@ __all__ = [
     "Option",
     "absolute",
     "add_collection_args",
+    "as_given",
     "add_options",
     "claim_files",
     "collection_arg",
@@ -375,8 +377,26 @@ def runs_no_item(config: pytest.Config) -> bool:
 
 
 def usage_error(flag: str, message: str) -> pytest.UsageError:
-    """A usage error (exit code 4, no traceback) that names the option."""
+    """A usage error (exit code 4, no traceback) that names the option by its flag
+    (``as_given`` names it as the user gave it)."""
     return pytest.UsageError(f"{flag}: {message}")
+
+
+@contextmanager
+def as_given(config: pytest.Config, options: Sequence[Option] = OPTIONS) -> Iterator[None]:
+    """Name the option of a ``usage_error`` raised within as the user gave it (``given_as``):
+    a value set in the ini file is told by its key and the file, or by ``-o`` and the key."""
+    try:
+        yield
+    except pytest.UsageError as exc:
+        message = str(exc)
+        for option in options:
+            if message.startswith(f"{option.flag}: "):
+                named = given_as(config, option.flag, options)
+                if named != option.flag:
+                    raise pytest.UsageError(named + message[len(option.flag) :]) from None
+                break
+        raise
 
 
 def absolute(path: Path) -> Path:

@@ -190,6 +190,11 @@ def _eval_timestamp(config: pytest.Config) -> str:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
+    with opt.as_given(config):
+        _configure(config)
+
+
+def _configure(config: pytest.Config) -> None:
     for line in (
         "deterministic: a deterministic rubric dimension of a scored session",
         "judge: an advisory, uncalibrated judge dimension of a scored session",
@@ -647,6 +652,10 @@ class SessionEvalRun:
     @pytest.hookimpl(tryfirst=True)  # before xdist starts its workers, which need the judge verdicts
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Read and score every input once, before collection; input errors are usage errors."""
+        with opt.as_given(session.config):
+            self._start(session)
+
+    def _start(self, session: pytest.Session) -> None:
         index_teardown_reports(session.config.pluginmanager.getplugin("terminalreporter"))
         # What is at the output paths is looked at once every plugin has said what it reads
         # (a file of this run's policy evaluation gets that plugin's refusal).

@@ -503,6 +503,37 @@ def test_an_ill_typed_ini_value_is_a_usage_error_naming_the_key(pytester: pytest
     result.stderr.fnmatch_lines([f"ERROR: {message}"])
 
 
+@pytest.mark.parametrize(
+    ("ini", "message"),
+    [
+        # checked as the run is configured
+        ("session_eval_paths = metrics\nsession_eval_rubric = nope", "ini key session_eval_rubric in *tox.ini: unknown rubric 'nope'*"),
+        ("session_eval_paths = empty", "ini key session_eval_paths in *tox.ini: */empty: directory holds no sessions.jsonl"),
+        ("session_eval_paths = metrics\nsession_eval_judge = true\nsession_eval_judge_timeout = -1",
+         "ini key session_eval_judge_timeout in *tox.ini: '-1' is not a positive number of seconds"),
+        ("session_eval_paths = metrics\nsession_eval_html = metrics/events.jsonl", "ini key session_eval_html in *tox.ini: */metrics/events.jsonl is an events file of this run*"),
+        ("policy_eval_paths = empty", "ini key policy_eval_paths in *tox.ini: */empty: directory holds no prompts.jsonl"),
+        ("policy_decisions = decisions.jsonl", "ini key policy_decisions in *tox.ini: needs an envelope set to check*"),
+        # checked as the session starts
+        ("session_eval_paths = metrics\nsession_eval_model_id = m\nsession_eval_journal = notes.txt",
+         "ini key session_eval_journal in *tox.ini: */notes.txt: exists and is not an eval journal*"),
+    ],
+)
+def test_a_usage_error_about_an_ini_value_names_its_key_and_file(pytester: pytest.Pytester, ini: str, message: str) -> None:
+    # usage.md: messages about a value from the ini file name its key and the file (or -o and the key).
+    metrics_writer(pytester.path)([session("a")], [gate("2026-07-20T09:30:00Z")])
+    (pytester.path / "empty").mkdir()
+    (pytester.path / "notes.txt").write_text("some notes\n")
+    (pytester.path / "decisions.jsonl").write_text("")
+    pytester.makeini(f"[pytest]\n{ini}\n")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: {message}"])
+    key, value = ini.splitlines()[-1].split(" = ")
+    overridden = pytester.runpytest("-o", f"{key}={value}")
+    overridden.stderr.fnmatch_lines([f"ERROR: -o {key}: *"])
+
+
 @pytest.mark.skipif(pytest.version_tuple < (9,), reason="the [tool.pytest] table of TOML values is pytest 9's")
 def test_a_toml_value_pytest_refuses_names_the_key_and_the_file_once(pytester: pytest.Pytester) -> None:
     # An unquoted date is a TOML date, not the string the key takes: pytest's own message

@@ -19,6 +19,7 @@ import pytest
 from ..options import (
     absolute,
     add_collection_args,
+    as_given,
     claim_files,
     data_file_node_id,
     file_identity,
@@ -86,6 +87,11 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     """Check the inputs (a bad one is a usage error) and register the run."""
+    with as_given(config, OPTIONS):
+        _configure(config)
+
+
+def _configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "policy_eval: a check of a policy-eval dataset (envelope set, golden set, decisions)"
     )
@@ -271,6 +277,10 @@ class PolicyRun:
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Read and review every data file once, before collection."""
+        with as_given(session.config, OPTIONS):
+            self._start(session)
+
+    def _start(self, session: pytest.Session) -> None:
         index_teardown_reports(session.config.pluginmanager.getplugin("terminalreporter"))
         sets = [(source, _read(EnvelopeSet.read, source.file)) for source in self.envelopes]
         log = _read(DecisionLog.read, self.decisions) if self.decisions is not None else None
