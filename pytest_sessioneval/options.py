@@ -40,6 +40,7 @@ __all__ = [
     "on_command_line",
     "only_informs",
     "option_value",
+    "other_reports",
     "readable_file",
     "refuse_without_skipping",
     "remember_default_args",
@@ -514,7 +515,8 @@ def claim_files(
 ) -> None:
     """Note what each plugin of this package reads (``(path, what it is)``) and writes
     (``(path, its flag)``) in this run: a usage error, before anything runs, when one
-    would write to a file that the other reads (under any spelling or link)."""
+    would write to a file that the other reads, or another plugin's report (``other_reports``)
+    to a file that either reads (under any spelling or link)."""
     read, written = config.stash.setdefault(_CLAIMS, ({}, {}))
     for path, what in reads:
         read.setdefault(file_identity(path), what)
@@ -523,6 +525,27 @@ def claim_files(
     for identity, (flag, path) in written.items():
         if identity in read:
             raise usage_error(flag, f"{path} is {read[identity]} of this run; it would be written to")
+    for where, report in other_reports(config):
+        if file_identity(Path(where)) in read:
+            raise pytest.UsageError(
+                f"{report} {where} is {read[file_identity(Path(where))]} of this run: the report would replace it, or be read as it"
+            )
+
+
+def other_reports(config: pytest.Config) -> list[tuple[str, str]]:
+    """The files that pytest's JUnit XML, pytest-json-report and pytest-html write in this run."""
+    option = config.option
+    # Each path as its plugin reads it: JUnit XML and pytest-html expand ~ and $VARIABLES,
+    # pytest-json-report takes the path as written.
+    reports = [(getattr(option, "xmlpath", None), "the JUnit XML report (--junitxml)", True)]
+    if getattr(option, "json_report", False):
+        reports.append((getattr(option, "json_report_file", None), "the JSON report (--json-report-file)", False))
+    reports.append((getattr(option, "htmlpath", None), "the pytest-html report (--html)", True))
+    return [
+        (os.path.join(config.invocation_params.dir, os.path.expanduser(os.path.expandvars(where)) if expanded else where), what)
+        for where, what, expanded in reports
+        if isinstance(where, str) and where
+    ]
 
 
 def readable_file(flag: str, path: Path) -> Path:

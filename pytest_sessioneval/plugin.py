@@ -395,7 +395,7 @@ def _refuse_overwriting_inputs(config: pytest.Config, run: SessionEvalRun) -> No
             raise usage_error("--session-eval-html", f"{run.html_path} is {what} of this run; the page would replace it")
     writes = [(path, flag) for path, flag in ((run.journal_path, "--session-eval-journal"), (run.html_path, "--session-eval-html")) if path is not None]
     # The reports other plugins write: one file cannot be two outputs, nor an input.
-    reports = {file_identity(Path(where)): (what, where) for where, what in _other_reports(config)}
+    reports = {file_identity(Path(where)): (what, where) for where, what in opt.other_reports(config)}
     for path, flag in writes:
         if file_identity(path) in reports:
             raise usage_error(flag, f"{path} is also {reports[file_identity(path)][0]} of this run; give each its own file")
@@ -406,22 +406,6 @@ def _refuse_overwriting_inputs(config: pytest.Config, run: SessionEvalRun) -> No
                 f"{report} {where} is {what} of this run: the report would replace it, or be read as it"
             )
     claim_files(config, inputs, writes)
-
-
-def _other_reports(config: pytest.Config) -> list[tuple[str, str]]:
-    """The files that pytest's JUnit XML, pytest-json-report and pytest-html write in this run."""
-    option = config.option
-    # Each path as its plugin reads it: JUnit XML and pytest-html expand ~ and $VARIABLES,
-    # pytest-json-report takes the path as written.
-    reports = [(getattr(option, "xmlpath", None), "the JUnit XML report (--junitxml)", True)]
-    if getattr(option, "json_report", False):
-        reports.append((getattr(option, "json_report_file", None), "the JSON report (--json-report-file)", False))
-    reports.append((getattr(option, "htmlpath", None), "the pytest-html report (--html)", True))
-    return [
-        (os.path.join(config.invocation_params.dir, os.path.expanduser(os.path.expandvars(where)) if expanded else where), what)
-        for where, what, expanded in reports
-        if isinstance(where, str) and where
-    ]
 
 
 def _writable_journal(path: Path) -> Path:

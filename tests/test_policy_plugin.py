@@ -259,6 +259,30 @@ def test_bad_arguments_are_usage_errors(pytester: pytest.Pytester, args: list[st
     assert "Traceback" not in result.stderr.str() + result.stdout.str()
 
 
+@pytest.mark.parametrize(
+    ("report", "target", "what"),
+    [
+        (("--junitxml",), "prompts.jsonl", "the JUnit XML report (--junitxml) */prompts.jsonl is an envelope set"),
+        (("--junitxml",), "prompts.manifest.json", "the JUnit XML report (--junitxml) */prompts.manifest.json is a manifest"),
+        (("--json-report", "--json-report-file"), "golden.json", "the JSON report (--json-report-file) */golden.json is a golden set"),
+        (("--junitxml",), "decisions.jsonl", "the JUnit XML report (--junitxml) */decisions.jsonl is the decisions file"),
+    ],
+)
+def test_another_report_of_the_run_at_a_policy_input_is_a_usage_error(
+    pytester: pytest.Pytester, report: tuple[str, ...], target: str, what: str
+) -> None:
+    # The tool never rewrites your data: nor does another report of the same run.
+    shutil.copytree(EXAMPLES, pytester.path / "p")
+    before = (pytester.path / "p" / target).read_bytes()
+    *flags, last = report
+    result = pytester.runpytest(
+        "--policy-eval", "p", "--policy-decisions", "p/decisions.jsonl", *flags, f"{last}=p/{target}"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: {what} of this run: the report would replace it, or be read as it"])
+    assert (pytester.path / "p" / target).read_bytes() == before
+
+
 @pytest.mark.parametrize("opening", ["[1, 2]", "\ufeff[]", '\n[{"id": "a"}]', '["\\ud800"]', "[1e400]"])
 def test_an_array_on_the_first_line_is_one_bad_line_not_a_document(pytester: pytest.Pytester, opening: str) -> None:
     # An array closed on its line is a line of JSON Lines that holds no object: that line
