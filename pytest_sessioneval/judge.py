@@ -85,6 +85,14 @@ def _check(plugin: str, answer: Any, rubric: Rubric) -> list[dict[str, Any]]:
     return verdicts
 
 
+def _message(exc: BaseException) -> str:
+    """The exception's text, or what Python's own traceback shows when its ``str()`` raises."""
+    try:
+        return str(exc)
+    except Exception:  # noqa: BLE001  the judge's exception type is the judge's code
+        return "<exception str() failed>"
+
+
 def judge_session(
     judges: Sequence[Judge], record: dict[str, Any], rubric: Rubric, timeout: float | None
 ) -> tuple[DimensionVerdict, ...]:
@@ -105,7 +113,7 @@ def judge_session(
         except BaseException as exc:  # noqa: BLE001  an infrastructure failure, not a verdict on the session
             # Also SystemExit, pytest.skip() and the like, asyncio's CancelledError: anything a judge
             # raises, but the user's interrupt.
-            failures.append(f"judge plugin {plugin!r} raised {type(exc).__name__}: {exc}")
+            failures.append(f"judge plugin {plugin!r} raised {type(exc).__name__}: {_message(exc)}")
             continue
         for verdict in _check(plugin, answer, rubric):
             if verdict["id"] in answered:

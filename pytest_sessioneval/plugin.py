@@ -503,10 +503,16 @@ def _judges(config: pytest.Config) -> list[Judge]:
             return lambda record: impl.function(record=record)
         return lambda record: impl.function()
 
-    return [
-        (impl.plugin_name, bound(impl))
-        for impl in reversed(config.hook.pytest_sessioneval_judge.get_hookimpls())
-    ]
+    judges = []
+    for impl in reversed(config.hook.pytest_sessioneval_judge.get_hookimpls()):
+        if impl.hookwrapper or getattr(impl, "wrapper", False):
+            raise usage_error(
+                "--session-eval-judge",
+                f"judge plugin {impl.plugin_name!r}: its pytest_sessioneval_judge is a hook wrapper, and each judge "
+                "is asked on its own, so a wrapper has no judge to wrap: make it a plain implementation",
+            )
+        judges.append((impl.plugin_name, bound(impl)))
+    return judges
 
 
 _LONGEST_JUDGE_TIMEOUT = 86_400.0

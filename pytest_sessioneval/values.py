@@ -87,6 +87,8 @@ def show(value: Any) -> str:
         return repr(value)
     except RecursionError:  # deep nesting in a type other than list and dict (from code, not data)
         return "(a value nested too deeply to show)"
+    except Exception:  # noqa: BLE001  a foreign type (from code, a judge's answer) whose repr raises
+        return f"(a value of type {type(value).__name__} that cannot be shown)"
 
 
 SHOWN_DEPTH: Final = 255  # about orjson's own limit: deeper arrays and objects are not shown

@@ -695,6 +695,47 @@ def test_a_judge_raising_anything_but_an_interrupt_is_an_infrastructure_failure(
     result.stdout.fnmatch_lines(["*Judge infrastructure failure: judge plugin * raised *"])
 
 
+def test_a_judge_raising_an_exception_that_cannot_be_told_is_an_infrastructure_failure(pytester: pytest.Pytester, metrics: Path) -> None:
+    pytester.makeconftest(
+        "class Untold(Exception):\n"
+        "    def __str__(self):\n"
+        "        raise RuntimeError('no words')\n"
+        "def pytest_sessioneval_judge(record):\n"
+        "    raise Untold()\n"
+    )
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "-m", "judge", "-rx")
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["*Judge infrastructure failure: judge plugin * raised Untold: <exception str() failed>*"])
+
+
+def test_a_judge_answer_that_cannot_be_shown_is_a_contract_error_not_a_crash(pytester: pytest.Pytester, metrics: Path) -> None:
+    pytester.makeconftest(
+        "class Odd:\n"
+        "    def __repr__(self):\n"
+        "        raise RuntimeError('no repr')\n"
+        "def pytest_sessioneval_judge(record):\n"
+        "    return [Odd()]\n"
+    )
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*judge plugin '*conftest.py', verdict 0: expected a dict with id, status and evidence, got (a value of type Odd that cannot be shown)"])
+
+
+@pytest.mark.parametrize("wrapper", ["wrapper=True", "hookwrapper=True"])
+def test_a_judge_hook_wrapper_is_a_usage_error(pytester: pytest.Pytester, metrics: Path, wrapper: str) -> None:
+    # Each judge is asked on its own: a wrapper would be called as a judge and answer a generator.
+    pytester.makeconftest(
+        "import pytest\n"
+        f"@pytest.hookimpl({wrapper})\n"
+        "def pytest_sessioneval_judge(record):\n"
+        "    return (yield)\n"
+    )
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --session-eval-judge: judge plugin '*conftest.py': its pytest_sessioneval_judge is a hook wrapper*"])
+
+
 @pytest.mark.parametrize("signature", ["()", "(record=None)", "(**kwargs)"])
 def test_a_judge_may_take_its_argument_as_any_hook_may(pytester: pytest.Pytester, metrics: Path, signature: str) -> None:
     given = "kwargs.get('record')" if "kwargs" in signature else "record" if "record" in signature else "{}"
