@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .rubric import CANNOT_DETERMINE, JUDGE, STATUSES, DimensionVerdict, Rubric
-from .values import is_number, show
+from .values import exception_text, is_number, show
 
 __all__ = ["Judge", "JudgeContractError", "judge_session"]
 
@@ -85,14 +85,6 @@ def _check(plugin: str, answer: Any, rubric: Rubric) -> list[dict[str, Any]]:
     return verdicts
 
 
-def _message(exc: BaseException) -> str:
-    """The exception's text, or what Python's own traceback shows when its ``str()`` raises."""
-    try:
-        return str(exc)
-    except Exception:  # noqa: BLE001  the judge's exception type is the judge's code
-        return "<exception str() failed>"
-
-
 def judge_session(
     judges: Sequence[Judge], record: dict[str, Any], rubric: Rubric, timeout: float | None
 ) -> tuple[DimensionVerdict, ...]:
@@ -113,7 +105,7 @@ def judge_session(
         except BaseException as exc:  # noqa: BLE001  an infrastructure failure, not a verdict on the session
             # Also SystemExit, pytest.skip() and the like, asyncio's CancelledError: anything a judge
             # raises, but the user's interrupt.
-            failures.append(f"judge plugin {plugin!r} raised {type(exc).__name__}: {_message(exc)}")
+            failures.append(f"judge plugin {plugin!r} raised {type(exc).__name__}: {exception_text(exc)}")
             continue
         for verdict in _check(plugin, answer, rubric):
             if verdict["id"] in answered:

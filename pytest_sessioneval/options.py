@@ -386,7 +386,8 @@ def usage_error(flag: str, message: str) -> pytest.UsageError:
 @contextmanager
 def as_given(config: pytest.Config, options: Sequence[Option] = OPTIONS) -> Iterator[None]:
     """Name the option of a ``usage_error`` raised within as the user gave it (``given_as``):
-    a value set in the ini file is told by its key and the file, or by ``-o`` and the key."""
+    a value set in the ini file is told by its key and the file, or by ``-o`` and the key. An
+    option given no value at all keeps its flag (the error is about what it would set)."""
     try:
         yield
     except pytest.UsageError as exc:
@@ -394,10 +395,17 @@ def as_given(config: pytest.Config, options: Sequence[Option] = OPTIONS) -> Iter
         for option in options:
             if message.startswith(f"{option.flag}: "):
                 named = given_as(config, option.flag, options)
-                if named != option.flag:
+                if named != option.flag and _has_value(config, option):
                     raise pytest.UsageError(named + message[len(option.flag) :]) from None
                 break
         raise
+
+
+def _has_value(config: pytest.Config, option: Option) -> bool:
+    try:
+        return get_option(config, option) not in (None, False, "", [])
+    except pytest.UsageError:  # a value, but an ill-typed one
+        return True
 
 
 def absolute(path: Path) -> Path:

@@ -55,7 +55,7 @@ from .sessions import eligibility
 from .rubric import DimensionVerdict, Rubric, RubricError
 from .rubric_v1 import RUBRIC_V1
 from .timestamps import parse_timestamp_ms
-from .values import JS_WHITESPACE, is_blank
+from .values import JS_WHITESPACE, exception_text, is_blank
 from .verification import PLUGIN_VERSION
 
 __all__ = ["SessionEvalRun"]
@@ -462,8 +462,7 @@ def _writable_file(flag: str, path: Path) -> Path:
 def _registered_rubrics(config: pytest.Config) -> dict[str, Rubric]:
     """rubric-v1 and every rubric the ``pytest_sessioneval_rubrics`` hook registers."""
     rubrics: dict[str, Rubric] = {RUBRIC_V1.version: RUBRIC_V1}
-    hook = config.hook.pytest_sessioneval_rubrics
-    for impl in hook.get_hookimpls():
+    for impl in _asked_one_by_one(config, "pytest_sessioneval_rubrics", "--session-eval-rubric"):
         plugin = impl.plugin_name
         try:
             offered: Any = impl.function() or []
@@ -473,7 +472,7 @@ def _registered_rubrics(config: pytest.Config) -> dict[str, Rubric]:
             raise
         except BaseException as exc:  # noqa: BLE001  the plugin's fault, said as such
             raise usage_error(
-                "--session-eval-rubric", f"plugin {plugin!r}: its pytest_sessioneval_rubrics raised {type(exc).__name__}: {exc}"
+                "--session-eval-rubric", f"plugin {plugin!r}: its pytest_sessioneval_rubrics raised {type(exc).__name__}: {exception_text(exc)}"
             ) from None
         if not isinstance(offered, (list, tuple)):
             raise usage_error(
@@ -503,16 +502,24 @@ def _judges(config: pytest.Config) -> list[Judge]:
             return lambda record: impl.function(record=record)
         return lambda record: impl.function()
 
-    judges = []
-    for impl in reversed(config.hook.pytest_sessioneval_judge.get_hookimpls()):
+    return [
+        (impl.plugin_name, bound(impl))
+        for impl in reversed(_asked_one_by_one(config, "pytest_sessioneval_judge", "--session-eval-judge"))
+    ]
+
+
+def _asked_one_by_one(config: pytest.Config, hook: str, flag: str) -> list[Any]:
+    """The implementations of one of this plugin's hooks, which it calls one at a time (to
+    tell whose answer is whose): a hook wrapper would have nothing to wrap, so it is refused."""
+    implementations = getattr(config.hook, hook).get_hookimpls()
+    for impl in implementations:
         if impl.hookwrapper or getattr(impl, "wrapper", False):
             raise usage_error(
-                "--session-eval-judge",
-                f"judge plugin {impl.plugin_name!r}: its pytest_sessioneval_judge is a hook wrapper, and each judge "
-                "is asked on its own, so a wrapper has no judge to wrap: make it a plain implementation",
+                flag,
+                f"plugin {impl.plugin_name!r}: its {hook} is a hook wrapper; each implementation is asked on "
+                "its own, so a wrapper has nothing to wrap: make it a plain implementation",
             )
-        judges.append((impl.plugin_name, bound(impl)))
-    return judges
+    return list(implementations)
 
 
 _LONGEST_JUDGE_TIMEOUT = 86_400.0

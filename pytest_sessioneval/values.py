@@ -7,7 +7,7 @@ from typing import Any, Final
 
 import orjson
 
-__all__ = ["JS_WHITESPACE", "SAFE_INTEGER", "as_double", "is_blank", "is_number", "is_truthy", "is_utf8", "number_or_none", "show"]
+__all__ = ["JS_WHITESPACE", "SAFE_INTEGER", "as_double", "exception_text", "is_blank", "is_number", "is_truthy", "is_utf8", "number_or_none", "show"]
 
 
 # What JavaScript's String.prototype.trim removes: its WhiteSpace and LineTerminator
@@ -115,3 +115,12 @@ def is_utf8(value: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def exception_text(exc: BaseException) -> str:
+    """An exception's text, or what Python's own traceback shows when its ``str()`` raises
+    (an exception from a plugin's code, told in a message)."""
+    try:
+        return str(exc)
+    except Exception:  # noqa: BLE001
+        return "<exception str() failed>"

@@ -683,6 +683,19 @@ def test_a_rubrics_hook_that_raises_is_a_usage_error(pytester: pytest.Pytester, 
     result.stderr.fnmatch_lines(["*its pytest_sessioneval_rubrics raised FileNotFoundError: rubrics.toml*"])
 
 
+def test_a_rubrics_hook_raising_an_exception_that_cannot_be_told_is_a_usage_error(pytester: pytest.Pytester, metrics: Path) -> None:
+    pytester.makeconftest(
+        "class Untold(Exception):\n"
+        "    def __str__(self):\n"
+        "        raise RuntimeError('no words')\n"
+        "def pytest_sessioneval_rubrics():\n"
+        "    raise Untold()\n"
+    )
+    result = pytester.runpytest("--session-eval", str(metrics))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*its pytest_sessioneval_rubrics raised Untold: <exception str() failed>*"])
+
+
 @pytest.mark.parametrize("raising", ["pytest.skip('no API key')", "asyncio.CancelledError()"])
 @pytest.mark.parametrize("timeout", [(), ("--session-eval-judge-timeout", "5")])
 def test_a_judge_raising_anything_but_an_interrupt_is_an_infrastructure_failure(
@@ -733,7 +746,19 @@ def test_a_judge_hook_wrapper_is_a_usage_error(pytester: pytest.Pytester, metric
     )
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --session-eval-judge: judge plugin '*conftest.py': its pytest_sessioneval_judge is a hook wrapper*"])
+    result.stderr.fnmatch_lines(["ERROR: --session-eval-judge: plugin '*conftest.py': its pytest_sessioneval_judge is a hook wrapper*"])
+
+
+def test_a_rubrics_hook_wrapper_is_a_usage_error(pytester: pytest.Pytester, metrics: Path) -> None:
+    pytester.makeconftest(
+        "import pytest\n"
+        "@pytest.hookimpl(wrapper=True)\n"
+        "def pytest_sessioneval_rubrics():\n"
+        "    return (yield)\n"
+    )
+    result = pytester.runpytest("--session-eval", str(metrics))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --session-eval-rubric: plugin '*conftest.py': its pytest_sessioneval_rubrics is a hook wrapper*"])
 
 
 @pytest.mark.parametrize("signature", ["()", "(record=None)", "(**kwargs)"])
