@@ -220,7 +220,8 @@ def _configure(config: pytest.Config) -> None:
     run = SessionEvalRun(sources, sessions_given, selection, _eval_timestamp(config))
     run.check_every_event_line = not _option(config, "--session-eval-fast-events")
     run.rubrics = _registered_rubrics(config)
-    version = _option(config, "--session-eval-rubric") or RUBRIC_V1.version
+    version = _option(config, "--session-eval-rubric")
+    version = RUBRIC_V1.version if version is None else version  # an empty one typed is unknown
     if version not in run.rubrics:
         raise usage_error("--session-eval-rubric", f"unknown rubric {version!r} (registered: {', '.join(run.rubrics)})")
     run.rubric = run.rubrics[version]
@@ -567,7 +568,8 @@ def _model_text(name: str, value: str, required: bool) -> str:
 
 def _record_model(config: pytest.Config, required: bool) -> dict[str, str]:
     """The record's model: ANTHROPIC_MODEL (source env) wins over the options."""
-    source = _option(config, "--session-eval-model-source") or "self-report"
+    source = _option(config, "--session-eval-model-source")
+    source = "self-report" if source is None else source  # an empty one typed is none of them
     if source not in MODEL_SOURCES:
         raise usage_error("--session-eval-model-source", f"{source!r} is not one of {', '.join(MODEL_SOURCES)}")
     from_env = _model_text("ANTHROPIC_MODEL", os.environ.get("ANTHROPIC_MODEL", ""), required)

@@ -612,10 +612,22 @@ def test_a_rubric_text_path_may_be_a_string(tmp_path: Path) -> None:
     assert rubric.text_path == text and len(rubric.sha256) == 64
 
 
-def test_an_unknown_rubric_version_is_a_usage_error(pytester: pytest.Pytester, metrics: Path) -> None:
-    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-rubric", "rubric-v7")
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--session-eval-rubric", "rubric-v7"), "*unknown rubric 'rubric-v7' (registered: rubric-v1)*"),
+        # typed empty, a value is not left out: it names no rubric, no model source
+        (("--session-eval-rubric", ""), "*unknown rubric '' (registered: rubric-v1)*"),
+        (("--session-eval-model-source", ""), "*--session-eval-model-source: '' is not one of self-report, env, config*"),
+    ],
+)
+def test_an_unknown_rubric_version_or_model_source_is_a_usage_error(
+    pytester: pytest.Pytester, metrics: Path, args: tuple[str, str], message: str
+) -> None:
+    result = pytester.runpytest("--session-eval", str(metrics), *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*unknown rubric 'rubric-v7' (registered: rubric-v1)*"])
+    result.stderr.fnmatch_lines([message])
+    assert pytester.runpytest("--session-eval", str(metrics), "-o", f"{args[0][2:].replace('-', '_')}=").ret == pytest.ExitCode.OK  # cleared: the default
 
 
 def test_rubric_rules_in_the_core(tmp_path: Path) -> None:
