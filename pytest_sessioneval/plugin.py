@@ -524,6 +524,7 @@ def _asked_one_by_one(config: pytest.Config, hook: str, flag: str) -> list[Any]:
 
 
 _LONGEST_JUDGE_TIMEOUT = 86_400.0
+_DECIMAL = re.compile(r"\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*", re.ASCII)
 
 
 _NO_JUDGE_ASKED = (
@@ -536,10 +537,8 @@ def _judge_timeout(config: pytest.Config) -> float | None:
     value = _option(config, "--session-eval-judge-timeout")
     if value is None:
         return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = -1.0
+    # A plain decimal number: float() would also take "1_0", "５" or "nan".
+    seconds = float(value) if _DECIMAL.fullmatch(value) else -1.0
     if not seconds > 0:
         raise usage_error("--session-eval-judge-timeout", f"{value!r} is not a positive number of seconds")
     if seconds > _LONGEST_JUDGE_TIMEOUT:

@@ -453,7 +453,7 @@ def test_a_judge_that_raises_or_times_out_is_an_infrastructure_failure(pytester:
             "*cannot-determine (advisory, uncalibrated): Judge infrastructure failure: judge plugin*timed out after 0.2 s*",
         ]
     )
-    for bad in ("soon", "inf", "1e10", "nan", "-1"):
+    for bad in ("soon", "inf", "1e10", "nan", "-1", "1_0", "\uff15", ""):  # (float() takes "1_0" and a full-width 5)
         bad_timeout = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "--session-eval-judge-timeout", bad)
         assert bad_timeout.ret == pytest.ExitCode.USAGE_ERROR, bad
         bad_timeout.stderr.fnmatch_lines(["ERROR: --session-eval-judge-timeout: *"])
