@@ -28,8 +28,8 @@ __all__ = [
     "Option",
     "absolute",
     "add_collection_args",
-    "as_given",
     "add_options",
+    "as_given",
     "claim_files",
     "collection_arg",
     "get_option",
@@ -534,10 +534,9 @@ def claim_files(
         if identity in read:
             raise usage_error(flag, f"{path} is {read[identity]} of this run; it would be written to")
     for where, report in other_reports(config):
-        if file_identity(Path(where)) in read:
-            raise pytest.UsageError(
-                f"{report} {where} is {read[file_identity(Path(where))]} of this run: the report would replace it, or be read as it"
-            )
+        held = read.get(file_identity(Path(where)))
+        if held is not None:
+            raise pytest.UsageError(f"{report} {where} is {held} of this run: the report would replace it, or be read as it")
 
 
 def other_reports(config: pytest.Config) -> list[tuple[str, str]]:

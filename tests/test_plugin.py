@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -514,6 +515,8 @@ def test_an_ill_typed_ini_value_is_a_usage_error_naming_the_key(pytester: pytest
         ("session_eval_paths = metrics\nsession_eval_html = metrics/events.jsonl", "ini key session_eval_html in *tox.ini: */metrics/events.jsonl is an events file of this run*"),
         ("policy_eval_paths = empty", "ini key policy_eval_paths in *tox.ini: */empty: directory holds no prompts.jsonl"),
         ("policy_decisions = decisions.jsonl", "ini key policy_decisions in *tox.ini: needs an envelope set to check*"),
+        ("policy_eval_paths = policy\nsession_eval_paths = metrics\nsession_eval_html = policy/prompts.jsonl",
+         "ini key session_eval_html in *tox.ini: */policy/prompts.jsonl is an envelope set of this run; it would be written to"),
         # checked as the session starts
         ("session_eval_paths = metrics\nsession_eval_model_id = m\nsession_eval_journal = notes.txt",
          "ini key session_eval_journal in *tox.ini: */notes.txt: exists and is not an eval journal*"),
@@ -525,6 +528,7 @@ def test_a_usage_error_about_an_ini_value_names_its_key_and_file(pytester: pytes
     (pytester.path / "empty").mkdir()
     (pytester.path / "notes.txt").write_text("some notes\n")
     (pytester.path / "decisions.jsonl").write_text("")
+    shutil.copytree(EXAMPLES / "policy", pytester.path / "policy")
     pytester.makeini(f"[pytest]\n{ini}\n")
     result = pytester.runpytest()
     assert result.ret == pytest.ExitCode.USAGE_ERROR

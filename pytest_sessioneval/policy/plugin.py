@@ -16,6 +16,7 @@ from typing import Any, Final, TypeVar
 
 import pytest
 
+from ..options import OPTIONS as SESSION_OPTIONS
 from ..options import (
     absolute,
     add_collection_args,
@@ -61,6 +62,8 @@ ENVELOPE_FILE: Final = "prompts.jsonl"
 MANIFEST_SUFFIX: Final = ".manifest.json"
 
 RUN_KEY = pytest.StashKey["PolicyRun"]()
+# A usage error raised here may be about a session-eval option too (an output at a policy file).
+EVERY_OPTION: Final = (*SESSION_OPTIONS, *OPTIONS)
 
 
 def is_worker(config: pytest.Config) -> bool:
@@ -87,7 +90,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     """Check the inputs (a bad one is a usage error) and register the run."""
-    with as_given(config, OPTIONS):
+    with as_given(config, EVERY_OPTION):
         _configure(config)
 
 
@@ -277,7 +280,7 @@ class PolicyRun:
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Read and review every data file once, before collection."""
-        with as_given(session.config, OPTIONS):
+        with as_given(session.config, EVERY_OPTION):
             self._start(session)
 
     def _start(self, session: pytest.Session) -> None:
