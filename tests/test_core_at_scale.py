@@ -56,7 +56,7 @@ def _variants(rng: random.Random) -> list[str]:
         text += rng.choice([f".{rng.randint(0, 999):03d}", "", f".{rng.randint(0, 9)}", ".1234"]) + end
         if rng.random() < 0.3:
             chars = list(text)
-            chars[rng.randrange(len(chars))] = rng.choice("0123456789:.-TZ x\u0661\uff10")
+            chars[rng.randrange(len(chars))] = rng.choice("0123456789:.-+_TZ x\u0661\uff10")
             text = "".join(chars)
         out.append(text)
     return out
@@ -82,6 +82,13 @@ def test_the_timestamp_fast_path_agrees_with_the_full_parser() -> None:
         ("2026-07-16T24:00:00.000Z", None),
         ("2026-07-16T08:60:00.000Z", None),
         ("2026-07-16T08:00:00.\uff11\uff12\uff13Z", None),
+        # the fast shape, with what int() would take but a digit table must not
+        ("2026-07-16T08:00:00.+00Z", None),
+        ("2026-07-16T08:00:00.-01Z", None),
+        ("2026-07-16T08:00:00.1_2Z", None),
+        ("2026-07-16T08:00:00. 12Z", None),
+        ("2026-07-16T08:+1:00.000Z", None),
+        ("2026-07-16T08:0_:00Z", None),
     ],
 )
 def test_the_timestamp_fast_path_on_known_values(text: str, ms: int | None) -> None:

@@ -125,6 +125,14 @@ def test_peers_overlap_strictly_and_touching_is_not_overlap(tmp_path: Path) -> N
     assert result["b"]["process-safety"] == "pass"  # never downgraded by peers
 
 
+@pytest.mark.parametrize("touching", [("2026-07-20T10:00:00Z", "2026-07-20T11:00:00Z"), ("2026-07-20T08:00:00Z", "2026-07-20T09:00:00Z")])
+def test_a_session_touching_the_window_is_no_peer_beside_one_that_overlaps_it(tmp_path: Path, touching: tuple[str, str]) -> None:
+    sessions = [session("a"), session("b", "2026-07-20T09:30:00Z", "2026-07-20T09:40:00Z", status="abandoned"), session("c", *touching, status="abandoned")]
+    (result,) = score_sessions_dir(tmp_path, sessions)
+    assert result.peers.names == ("b",) and not result.peers.more
+    assert "'c'" not in result.dimension("gate-health").evidence
+
+
 def test_peers_include_abandoned_lines_but_not_own_rewrites(tmp_path: Path) -> None:
     sessions = [
         session("a", total_files_changed=1),
@@ -201,6 +209,8 @@ def test_process_safety(tmp_path: Path) -> None:
     assert statuses(tmp_path, [session("s")], [other])["s"]["process-safety"] == "pass"
     assert statuses(tmp_path, [session("s")], [blocked])["s"]["process-safety"] == "fail"
     assert statuses(tmp_path, [session("s")], [loop])["s"]["process-safety"] == "pass"
+    (noted,) = score_sessions(tmp_path)
+    assert "loop.warning=1 in window (warn-only, never a fail)" in noted.dimension("process-safety").evidence
     assert statuses(tmp_path, [session("s", agent_summary={"spiral": 1})], [other])["s"]["process-safety"] == "fail"
     assert statuses(tmp_path, [session("s", agent_summary={"spiral": "2"})], [other])["s"]["process-safety"] == "pass"
     assert statuses(tmp_path, [session("s", agent_summary={"spiral": 1})], ["[1]", "not json"])["s"]["process-safety"] == "cannot-determine"
@@ -225,10 +235,14 @@ def test_events_written_with_unicode_escapes_are_still_found(tmp_path: Path) -> 
         ({"completed_at": "2026-07-20T09:00:01.500Z"}, 2),
         ({"completed_at": "2026-07-20T09:00:02.500Z"}, 3),
         ({"completed_at": "2026-07-20"}, None),
+        ({"completed_at": "2026-07-20T09:00:00Z"}, 0),  # a window of no length is still a window
     ],
 )
 def test_duration_kpi(tmp_path: Path, fields: dict[str, Any], duration: int | None) -> None:
     assert statuses(tmp_path, [session("s", **fields)], [])["s"]["kpis"]["duration_seconds"] == duration
+    source = "recorded" if fields.get("duration_seconds") == 42 else "unavailable" if duration is None else "derived from the window"
+    (result,) = score_sessions(tmp_path)
+    assert f"(duration {source})." in result.dimension("efficiency-kpis").evidence
 
 
 def test_kpis_are_null_when_missing_or_ill_typed(tmp_path: Path) -> None:
@@ -277,6 +291,7 @@ def test_ill_typed_kpi_and_wave_fields_are_named_in_the_evidence(tmp_path: Path)
         ({"completed_at": "2026-07-20T10:00:00Z", "effectiveness": {"completion_rate": "n/a"}}, True),
         ({"completed_at": "2026-07-20T10:00:00Z", "effectiveness": {"completion_rate": None}}, False),
         ({"completed_at": "", "agent_summary": {"complete": 1}}, False),
+        ({"completed_at": " ", "agent_summary": {"complete": 1}}, True),  # truthy in JavaScript, though blank
         ({"completed_at": 0, "agent_summary": {"complete": 1}}, False),
         ({"completed_at": [], "agent_summary": {"complete": 1}}, True),
         ({"status": "running", "agent_summary": {"complete": 1}}, False),
@@ -335,6 +350,14 @@ def test_peer_names_are_capped_but_the_verdict_is_exact(tmp_path: Path) -> None:
     (result, *_) = score_sessions_dir(tmp_path, sessions)
     assert result.peers.more and result.peers.count == 10
     assert result.dimension("gate-health").status == "cannot-determine"
+
+
+@pytest.mark.parametrize(("others", "more"), [(10, False), (11, True)])
+def test_ten_peers_are_all_named_and_an_eleventh_is_said_to_be_more(tmp_path: Path, others: int, more: bool) -> None:
+    sessions = [session("a")] + [session(f"p{i}", "2026-07-20T09:10:00Z", "2026-07-20T09:20:00Z", status="abandoned") for i in range(others)]
+    (result,) = score_sessions_dir(tmp_path, sessions)
+    assert result.peers.count == 10 and result.peers.more is more
+    assert ("more than 10 other sessions" in result.dimension("gate-health").evidence) is more
 
 
 def score_sessions_dir(tmp_path: Path, sessions: list[Any]) -> list[Any]:
@@ -430,6 +453,23 @@ def test_a_blank_session_id_is_not_usable_but_its_window_still_makes_a_peer(tmp_
     (scored,) = result.scored
     assert scored.peers.names == (" ", "\u3000\t", "")
     assert result.session_ids == frozenset({"s"})
+
+
+@pytest.mark.parametrize(("session_id", "usable"), [("\ufeff", False), ("\u2028", False), ("\u001c", True), ("\u0085", True)])
+def test_a_session_id_is_blank_exactly_when_javascript_trims_it_to_nothing(tmp_path: Path, session_id: str, usable: bool) -> None:
+    # Python's str.strip() differs: it keeps U+FEFF and removes U+001C and U+0085.
+    write_jsonl(tmp_path / "sessions.jsonl", [session(session_id)])
+    assert [result.session_id for result in score_sessions(tmp_path)] == ([session_id] if usable else [])
+
+
+@pytest.mark.parametrize("check_every_event_line", [True, False])
+def test_an_events_file_of_only_events_no_dimension_reads_still_holds_events(tmp_path: Path, check_every_event_line: bool) -> None:
+    # Safety is measurable once the file holds an event object, whichever kind.
+    write_jsonl(tmp_path / "sessions.jsonl", [session("a")])
+    write_jsonl(tmp_path / "events.jsonl", [{"event": "orchestrator.wave.started", "timestamp": "2026-07-20T09:10:00Z"}])
+    result = evaluate(tmp_path / "sessions.jsonl", tmp_path / "events.jsonl", check_every_event_line=check_every_event_line)
+    (scored,) = result.scored
+    assert scored.dimension("process-safety").status == "pass"
 
 
 def test_integers_are_read_as_javascript_reads_them(tmp_path: Path) -> None:

@@ -38,6 +38,7 @@ def scored(result: pytest.RunResult) -> list[str]:
         (["--session-eval-since", "2026-07-01", "--session-eval-until", "2026-07-31"], ["july-1", "july-31"]),
         (["--session-eval-since", "2026-07-01T00:00:00.001Z"], ["august", "july-31"]),
         (["--session-eval-until", "2026-07-31T23:59:58Z"], ["july-1", "june"]),
+        (["--session-eval-until", "2026-07-31T23:59:59Z"], ["july-1", "july-31", "june"]),  # the instant itself is in
     ],
 )
 def test_since_and_until_filter_on_started_at(pytester: pytest.Pytester, metrics: Path, args: list[str], expected: list[str]) -> None:
