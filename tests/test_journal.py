@@ -1128,6 +1128,7 @@ def test_notes_in_a_journal_are_no_items_and_are_named_in_the_summary(
     assert "invalid-record" not in result.stdout.str()
     result.stdout.fnmatch_lines(["eval.jsonl: 2 line(s) holding no session-eval record (*) looked past: lines 1, 2"])
 
+
 @pytest.mark.parametrize(("content", "looked_past"), [("", False), ("\n\n", False), ('{"note": "hello"}\n', True)])
 def test_re_verifying_a_journal_without_a_record_says_so(
     pytester: pytest.Pytester, metrics: Path, content: str, looked_past: bool

@@ -695,19 +695,6 @@ def test_a_rubrics_hook_that_raises_is_a_usage_error(pytester: pytest.Pytester, 
     result.stderr.fnmatch_lines(["*its pytest_sessioneval_rubrics raised FileNotFoundError: rubrics.toml*"])
 
 
-def test_a_rubrics_hook_raising_an_exception_that_cannot_be_told_is_a_usage_error(pytester: pytest.Pytester, metrics: Path) -> None:
-    pytester.makeconftest(
-        "class Untold(Exception):\n"
-        "    def __str__(self):\n"
-        "        raise RuntimeError('no words')\n"
-        "def pytest_sessioneval_rubrics():\n"
-        "    raise Untold()\n"
-    )
-    result = pytester.runpytest("--session-eval", str(metrics))
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*its pytest_sessioneval_rubrics raised Untold: <exception str() failed>*"])
-
-
 @pytest.mark.parametrize("raising", ["pytest.skip('no API key')", "asyncio.CancelledError()"])
 @pytest.mark.parametrize("timeout", [(), ("--session-eval-judge-timeout", "5")])
 def test_a_judge_raising_anything_but_an_interrupt_is_an_infrastructure_failure(
@@ -720,18 +707,17 @@ def test_a_judge_raising_anything_but_an_interrupt_is_an_infrastructure_failure(
     result.stdout.fnmatch_lines(["*Judge infrastructure failure: judge plugin * raised *"])
 
 
-def test_a_judge_raising_an_exception_that_cannot_be_told_is_an_infrastructure_failure(pytester: pytest.Pytester, metrics: Path) -> None:
-    pytester.makeconftest(
-        "class Untold(Exception):\n"
-        "    def __str__(self):\n"
-        "        raise RuntimeError('no words')\n"
-        "def pytest_sessioneval_judge(record):\n"
-        "    raise Untold()\n"
-    )
+@pytest.mark.parametrize("hook", ["pytest_sessioneval_judge(record)", "pytest_sessioneval_rubrics()"])
+def test_an_exception_that_cannot_be_told_from_a_judge_or_rubrics_hook_is_no_crash(pytester: pytest.Pytester, metrics: Path, hook: str) -> None:
+    pytester.makeconftest(f"class Untold(Exception):\n    def __str__(self):\n        raise RuntimeError('no words')\ndef {hook}:\n    raise Untold()\n")
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "-m", "judge", "-rx")
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
-    assert result.ret == pytest.ExitCode.OK
-    result.stdout.fnmatch_lines(["*Judge infrastructure failure: judge plugin * raised Untold: <exception str() failed>*"])
+    if hook.startswith("pytest_sessioneval_judge"):  # an infrastructure failure of the judge
+        assert result.ret == pytest.ExitCode.OK
+        result.stdout.fnmatch_lines(["*Judge infrastructure failure: judge plugin * raised Untold: <exception str() failed>*"])
+    else:  # a plugin that cannot register its rubrics
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        result.stderr.fnmatch_lines(["*its pytest_sessioneval_rubrics raised Untold: <exception str() failed>*"])
 
 
 def test_a_judge_answer_that_cannot_be_shown_is_a_contract_error_not_a_crash(pytester: pytest.Pytester, metrics: Path) -> None:
@@ -748,29 +734,18 @@ def test_a_judge_answer_that_cannot_be_shown_is_a_contract_error_not_a_crash(pyt
 
 
 @pytest.mark.parametrize("wrapper", ["wrapper=True", "hookwrapper=True"])
-def test_a_judge_hook_wrapper_is_a_usage_error(pytester: pytest.Pytester, metrics: Path, wrapper: str) -> None:
-    # Each judge is asked on its own: a wrapper would be called as a judge and answer a generator.
-    pytester.makeconftest(
-        "import pytest\n"
-        f"@pytest.hookimpl({wrapper})\n"
-        "def pytest_sessioneval_judge(record):\n"
-        "    return (yield)\n"
-    )
-    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge")
+@pytest.mark.parametrize(
+    ("hook", "args", "flag"),
+    [("pytest_sessioneval_judge(record)", ("--session-eval-judge",), "--session-eval-judge"), ("pytest_sessioneval_rubrics()", (), "--session-eval-rubric")],
+)
+def test_a_hook_wrapper_of_the_judge_or_rubrics_hook_is_a_usage_error(
+    pytester: pytest.Pytester, metrics: Path, wrapper: str, hook: str, args: tuple[str, ...], flag: str
+) -> None:
+    # Each implementation is asked on its own: a wrapper would be called as one and answer a generator.
+    pytester.makeconftest(f"import pytest\n@pytest.hookimpl({wrapper})\ndef {hook}:\n    return (yield)\n")
+    result = pytester.runpytest("--session-eval", str(metrics), *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --session-eval-judge: plugin '*conftest.py': its pytest_sessioneval_judge is a hook wrapper*"])
-
-
-def test_a_rubrics_hook_wrapper_is_a_usage_error(pytester: pytest.Pytester, metrics: Path) -> None:
-    pytester.makeconftest(
-        "import pytest\n"
-        "@pytest.hookimpl(wrapper=True)\n"
-        "def pytest_sessioneval_rubrics():\n"
-        "    return (yield)\n"
-    )
-    result = pytester.runpytest("--session-eval", str(metrics))
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --session-eval-rubric: plugin '*conftest.py': its pytest_sessioneval_rubrics is a hook wrapper*"])
+    result.stderr.fnmatch_lines([f"ERROR: {flag}: plugin '*conftest.py': its {hook.split('(')[0]} is a hook wrapper*"])
 
 
 @pytest.mark.parametrize("signature", ["()", "(record=None)", "(**kwargs)"])
