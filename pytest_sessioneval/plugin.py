@@ -371,6 +371,7 @@ def _show_journals_whole(config: pytest.Config, run: SessionEvalRun) -> None:
             "files only: the journal(s) given as input show every record"
         )
 
+
 def _refuse_overwriting_inputs(config: pytest.Config, run: SessionEvalRun) -> None:
     """An output must not be an input: the journal never lands in the metrics, the page never
     replaces a journal or the metrics (the same file under any spelling or link), and

@@ -457,7 +457,6 @@ def test_the_html_option_needs_a_writable_place(pytester: pytest.Pytester) -> No
     result.stderr.fnmatch_lines(["*--session-eval-html: *r.html: directory *no/such/dir does not exist*"])
 
 
-
 @pytest.mark.parametrize(
     ("content", "replaced"),
     [
@@ -527,6 +526,7 @@ def test_the_json_report_path_is_taken_as_written(pytester: pytest.Pytester, mon
     result = pytester.runpytest("--session-eval", "sessions.jsonl", "--session-eval-html", "out.html", "--json-report", "--json-report-file=$X")
     assert result.ret == pytest.ExitCode.OK
     assert (pytester.path / "out.html").read_text().startswith("<!DOCTYPE html>") and (pytester.path / "$X").is_file()
+
 
 def test_weeks_at_the_ends_of_the_calendar_and_decades_apart() -> None:
     statuses = every("pass", efficiency_kpis="not-applicable")

@@ -761,6 +761,7 @@ def test_re_verification_refuses_a_file_that_is_no_journal(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: --session-eval-verify: *other.jsonl: is not an eval journal ({why})*"])
 
+
 def test_a_journal_is_recognised_past_a_header_line(tmp_path: Path) -> None:
     path = tmp_path / "eval.jsonl"
     path.write_text('{"note": "header"}\n' + json.dumps(reference_record()) + "\n")

@@ -265,6 +265,7 @@ def test_a_named_session_the_date_range_leaves_out_is_a_usage_error(pytester: py
     inside = pytester.runpytest("--session-eval", str(metrics), "--session-eval-until", "2026-08-02", "--session-eval-session", "b", "--co", "-q")
     assert inside.ret == pytest.ExitCode.OK
 
+
 def test_latest_with_nothing_eligible_is_a_usage_error(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
     metrics = write_metrics([session("c", status="abandoned")], [])
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-latest")

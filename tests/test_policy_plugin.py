@@ -433,7 +433,6 @@ def test_session_eval_outputs_never_write_to_policy_data(pytester: pytest.Pytest
     assert {path.name: path.read_bytes() for path in pytester.path.iterdir() if path.is_file()} == before
 
 
-
 def test_ini_session_data_stays_out_when_other_data_or_a_test_is_named(pytester: pytest.Pytester) -> None:
     # Named in the ini file, session data is part of the suite as testpaths are: data named on
     # the command line (of the policy plugin too), or a test named, runs without it.
@@ -1181,6 +1180,7 @@ def test_an_id_first_named_on_a_line_that_repeats_a_key_is_still_taken(pytester:
     result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl")
     assert outcomes[repeat] == "FAILED"
     result.stdout.fnmatch_lines(["*:2: * repeats the id of line 1*"])
+
 
 def test_cannot_tell_names_unsure_lines_in_line_order(pytester: pytest.Pytester) -> None:
     # A record without a valid id (line 2) comes before an unreadable line (3) and after

@@ -800,7 +800,6 @@ class TestManifestLoad:
         load = ManifestLoad.read(EnvelopeManifest, DataFile(path, "m.json"))
         assert load.problems == ((3, "m.json:3: the key 'min_records' appears twice in one object; keep one"),)
 
-
     def test_every_key_that_is_no_text_is_named_at_its_line_and_the_rest_is_still_checked(self, tmp_path: Path) -> None:
         # pydantic stops at the first such key without naming where it is.
         path = tmp_path / "m.json"
@@ -818,6 +817,7 @@ class TestManifestLoad:
         assert load.problems == (
             (4, 'm.json:4: the key quotas["\\ud800"] holds a lone surrogate escape, which is no text; correct it'),
         )
+
 
 def test_every_check_name_is_in_the_catalogue(tmp_path: Path) -> None:
     """The documented catalogue names every check the review can emit (quota names by pattern)."""

@@ -302,11 +302,11 @@ def test_eligibility(tmp_path: Path, record: dict[str, Any], scored: bool) -> No
     assert bool(score_sessions(tmp_path)) is scored
 
 
-
 def test_the_no_evidence_of_work_reason_covers_a_null_completion_rate(tmp_path: Path) -> None:
     write_jsonl(tmp_path / "sessions.jsonl", [{"session_id": "s", "completed_at": "2026-07-20T10:00:00Z", "effectiveness": {"completion_rate": None}}])
     (entry,) = evaluate(tmp_path / "sessions.jsonl", None).entries
     assert entry.reason.startswith("no evidence of work") and entry.reason.endswith("effectiveness.completion_rate is absent or null")  # type: ignore[union-attr]
+
 
 def test_the_last_line_of_an_id_is_authoritative(tmp_path: Path) -> None:
     sessions = [session("s", effectiveness={"completion_rate": 1.0}), session("s", effectiveness={"completion_rate": 0.1})]
@@ -426,6 +426,7 @@ def test_host_class_is_the_first_usable_one_of_the_starts_stamped_exactly_as_sta
         write_jsonl(tmp_path / "events.jsonl", events[:3])
         (scored,) = score_sessions(tmp_path, check_every_event_line=every)
         assert scored.host_class is None
+
 
 @pytest.mark.parametrize("stamp", ["", " ", "\u3000"])
 def test_a_blank_started_at_takes_no_host_class_even_from_an_event_stamped_alike(tmp_path: Path, stamp: str) -> None:

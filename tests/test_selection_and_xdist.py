@@ -154,10 +154,10 @@ def test_lone_surrogates_in_the_data_travel_to_and_from_xdist_workers(pytester: 
     spread.stdout.fnmatch_lines(["PASSED m/sessions.jsonl::\\ud800?report-quality?"])
 
 
-
 def _lines_not_of_xdist(longrepr: object) -> list[str]:
     """A json-report longrepr's lines, without the "[gw0] linux -- Python ..." line xdist adds."""
     return [line for line in str(longrepr or "").strip().splitlines() if not re.match(r"\[gw\d+\] ", line)]
+
 
 def test_a_lone_surrogate_in_reported_text_reads_the_same_serially_and_under_xdist(pytester: pytest.Pytester) -> None:
     # A session id with one overlaps another session: the peer's name lands in reasons and
@@ -197,6 +197,7 @@ def test_a_lone_surrogate_in_reported_text_reads_the_same_serially_and_under_xdi
         assert any("vague \\ud800" in line for line in longreprs[name])
     assert texts["serial"] == texts["spread"]
     assert longreprs["serial"] == longreprs["spread"]
+
 
 def test_the_latest_session_outside_the_date_range_is_said_so(pytester: pytest.Pytester, metrics: Path) -> None:
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-latest", "--session-eval-until", "2000-01-01")

@@ -47,6 +47,7 @@ __all__ = [
     "unknown_record_fields",
 ]
 
+
 class CountRange(BaseModel):
     """A count between bounds: ``{"min": n}``, ``{"max": n}`` or both."""
 

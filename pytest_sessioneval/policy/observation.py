@@ -50,6 +50,7 @@ FORWARD_FIELDS: Final = (
     "expected_fallback",
 )
 
+
 class Observation(BaseModel):
     """One line of a decisions file: what one run did for one scenario."""
 
