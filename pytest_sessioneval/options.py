@@ -202,7 +202,7 @@ def typed(config: pytest.Config, flag: str, options: Sequence[Option] = OPTIONS)
     option = _by_flag(flag, options)
     if on_command_line(config, flag, options):
         return True
-    return _overridden(config, option.ini) and get_option(config, option) not in (None, False, "", [])
+    return _overridden(config, option.ini) and _is_set(get_option(config, option))
 
 
 def _overridden(config: pytest.Config, key: str) -> bool:
@@ -403,9 +403,14 @@ def as_given(config: pytest.Config, options: Sequence[Option] = OPTIONS) -> Iter
 
 def _has_value(config: pytest.Config, option: Option) -> bool:
     try:
-        return get_option(config, option) not in (None, False, "", [])
+        return _is_set(get_option(config, option))
     except pytest.UsageError:  # a value, but an ill-typed one
         return True
+
+
+def _is_set(value: Any) -> bool:
+    """Whether an option's value sets anything (an empty or false one clears it)."""
+    return value not in (None, False, "", [])
 
 
 def absolute(path: Path) -> Path:
@@ -509,7 +514,11 @@ def file_identity(path: Path) -> object:
     try:
         found = os.stat(path)
     except (OSError, ValueError):
-        return os.path.realpath(path)  # nothing there yet: its resolved name
+        resolved = os.path.realpath(path)  # nothing there yet, or not yet on the way ("new/../x")
+        try:
+            found = os.stat(resolved)
+        except (OSError, ValueError):
+            return resolved  # its resolved name
     return (found.st_dev, found.st_ino)
 
 
@@ -542,17 +551,20 @@ def claim_files(
 def other_reports(config: pytest.Config) -> list[tuple[str, str]]:
     """The files that pytest's JUnit XML, pytest-json-report and pytest-html write in this run."""
     option = config.option
-    # Each path as its plugin reads it: JUnit XML and pytest-html expand ~ and $VARIABLES,
-    # pytest-json-report takes the path as written.
-    reports = [(getattr(option, "xmlpath", None), "the JUnit XML report (--junitxml)", True)]
-    if getattr(option, "json_report", False):
-        reports.append((getattr(option, "json_report_file", None), "the JSON report (--json-report-file)", False))
-    reports.append((getattr(option, "htmlpath", None), "the pytest-html report (--html)", True))
-    return [
-        (os.path.join(config.invocation_params.dir, os.path.expanduser(os.path.expandvars(where)) if expanded else where), what)
-        for where, what, expanded in reports
-        if isinstance(where, str) and where
+    start = str(config.invocation_params.dir)
+
+    def expanded(where: str) -> str:
+        return os.path.join(start, os.path.expanduser(os.path.expandvars(where)))
+
+    # Each path as its plugin reads it: JUnit XML expands ~ and $VARIABLES and normalises the
+    # path ("a/link/.." is "a"), pytest-html expands them, pytest-json-report takes it as written.
+    reports = [
+        (getattr(option, "xmlpath", None), "the JUnit XML report (--junitxml)", lambda where: os.path.normpath(expanded(where))),
+        (getattr(option, "htmlpath", None), "the pytest-html report (--html)", expanded),
     ]
+    if getattr(option, "json_report", False):
+        reports.insert(1, (getattr(option, "json_report_file", None), "the JSON report (--json-report-file)", lambda where: os.path.join(start, where)))
+    return [(spell(where), what) for where, what, spell in reports if isinstance(where, str) and where]
 
 
 def readable_file(flag: str, path: Path) -> Path:

@@ -55,7 +55,7 @@ from .sessions import eligibility
 from .rubric import DimensionVerdict, Rubric, RubricError
 from .rubric_v1 import RUBRIC_V1
 from .timestamps import parse_timestamp_ms
-from .values import JS_WHITESPACE, exception_text, is_blank
+from .values import JS_WHITESPACE, described, exception_text, is_blank
 from .verification import PLUGIN_VERSION
 
 __all__ = ["SessionEvalRun"]
@@ -402,7 +402,7 @@ def _refuse_overwriting_inputs(config: pytest.Config, run: SessionEvalRun) -> No
         if file_identity(path) in reports:
             raise usage_error(flag, f"{path} is also {reports[file_identity(path)][0]} of this run; give each its own file")
     for identity, (report, where) in reports.items():
-        what = data.get(identity) or journals.get(identity)  # (the journal of this run is refused above)
+        what = journals.get(identity)  # (the journal of this run is refused above; claim_files checks the data)
         if what:
             raise pytest.UsageError(
                 f"{report} {where} is {what} of this run: the report would replace it, or be read as it"
@@ -478,11 +478,11 @@ def _registered_rubrics(config: pytest.Config) -> dict[str, Rubric]:
             ) from None
         if not isinstance(offered, (list, tuple)):
             raise usage_error(
-                "--session-eval-rubric", f"plugin {plugin!r} returned {offered!r}; expected a list of Rubric objects"
+                "--session-eval-rubric", f"plugin {plugin!r} returned {described(offered)}; expected a list of Rubric objects"
             )
         for rubric in offered:
             if not isinstance(rubric, Rubric):
-                raise usage_error("--session-eval-rubric", f"plugin {plugin!r} registered {rubric!r}, not a Rubric")
+                raise usage_error("--session-eval-rubric", f"plugin {plugin!r} registered {described(rubric)}, not a Rubric")
             if rubric.version in rubrics:
                 raise usage_error("--session-eval-rubric", f"plugin {plugin!r}: rubric {rubric.version!r} is already registered")
             if not rubric.text_path.is_file():

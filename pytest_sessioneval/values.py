@@ -7,7 +7,7 @@ from typing import Any, Final
 
 import orjson
 
-__all__ = ["JS_WHITESPACE", "SAFE_INTEGER", "as_double", "exception_text", "is_blank", "is_number", "is_truthy", "is_utf8", "number_or_none", "show"]
+__all__ = ["JS_WHITESPACE", "SAFE_INTEGER", "as_double", "described", "exception_text", "is_blank", "is_number", "is_truthy", "is_utf8", "number_or_none", "show"]
 
 
 # What JavaScript's String.prototype.trim removes: its WhiteSpace and LineTerminator
@@ -83,11 +83,16 @@ def show(value: Any) -> str:
     # that evidence (which re-verification compares) reads the same on every Python.
     if _nested_deeper_than(value, SHOWN_DEPTH):
         return f"(an {'array' if kind is list else 'object'} nested too deeply to show)"
+    return described(value)
+
+
+def described(value: Any) -> str:
+    """``repr(value)`` for a value from code (a plugin's answer), or what it is when that fails."""
     try:
         return repr(value)
     except RecursionError:  # deep nesting in a type other than list and dict (from code, not data)
         return "(a value nested too deeply to show)"
-    except Exception:  # noqa: BLE001  a foreign type (from code, a judge's answer) whose repr raises
+    except Exception:  # noqa: BLE001  a foreign type whose repr raises
         return f"(a value of type {type(value).__name__} that cannot be shown)"
 
 

@@ -508,11 +508,15 @@ def test_an_output_that_is_another_report_of_the_run_is_a_usage_error(
     assert not (pytester.path / "out.xml").exists()
 
 
-def test_a_report_of_the_run_at_an_input_is_a_usage_error(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize("spelled", ["sessions.jsonl", "nowhere/../sessions.jsonl", "link/../sessions.jsonl"])
+def test_a_report_of_the_run_at_an_input_is_a_usage_error(pytester: pytest.Pytester, spelled: str) -> None:
+    # JUnit XML normalises its path as written: "link/.." is the link's own directory.
     pytester.makeini("[pytest]\n")
     (pytester.path / "sessions.jsonl").write_text('{"session_id": "a", "status": "completed"}\n')
+    (pytester.path / "link").symlink_to(pytester.mkdir("deep") / "elsewhere", target_is_directory=True)
+    (pytester.path / "deep" / "elsewhere").mkdir()
     before = (pytester.path / "sessions.jsonl").read_bytes()
-    result = pytester.runpytest("--session-eval", "sessions.jsonl", "--junitxml", "sessions.jsonl")
+    result = pytester.runpytest("--session-eval", "sessions.jsonl", "--junitxml", spelled)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: the JUnit XML report (--junitxml) */sessions.jsonl is a sessions file of this run*"])
     assert (pytester.path / "sessions.jsonl").read_bytes() == before

@@ -720,6 +720,14 @@ def test_an_exception_that_cannot_be_told_from_a_judge_or_rubrics_hook_is_no_cra
         result.stderr.fnmatch_lines(["*its pytest_sessioneval_rubrics raised Untold: <exception str() failed>*"])
 
 
+@pytest.mark.parametrize("answer", ["[Odd()]", "Odd()"])
+def test_a_rubrics_answer_that_cannot_be_shown_is_a_usage_error_not_a_crash(pytester: pytest.Pytester, metrics: Path, answer: str) -> None:
+    pytester.makeconftest(f"class Odd:\n    def __repr__(self):\n        raise RuntimeError('no repr')\ndef pytest_sessioneval_rubrics():\n    return {answer}\n")
+    result = pytester.runpytest("--session-eval", str(metrics))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --session-eval-rubric: plugin '*conftest.py' *(a value of type Odd that cannot be shown)*"])
+
+
 def test_a_judge_answer_that_cannot_be_shown_is_a_contract_error_not_a_crash(pytester: pytest.Pytester, metrics: Path) -> None:
     pytester.makeconftest(
         "class Odd:\n"

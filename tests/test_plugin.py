@@ -86,7 +86,7 @@ def test_evidence_is_failure_text_skip_reason_and_xfail_reason(pytester: pytest.
 
 @pytest.mark.parametrize(
     ("session_id", "escaped"),
-    [("a::b", "a:\\x3ab"), ("x[1]", "x\\x5b1\\x5d"), ("é", "\\xe9"), ("tab\there", "tab\\x09here"), ("🙂", "\\U0001f642")],
+    [("a::b", "a:\\x3ab"), ("x[1]", "x\\x5b1\\x5d"), ("é", "\\xe9"), ("tab\there", "tab\\x09here"), ("😀", "\\U0001f600")],
 )
 def test_the_escapes_usage_md_shows(session_id: str, escaped: str) -> None:
     assert escape_name(session_id) == escaped

@@ -273,14 +273,18 @@ def test_another_report_of_the_run_at_a_policy_input_is_a_usage_error(
 ) -> None:
     # The tool never rewrites your data: nor does another report of the same run.
     shutil.copytree(EXAMPLES, pytester.path / "p")
+    (pytester.path / "elsewhere").mkdir()
+    (pytester.path / "p" / "link").symlink_to(pytester.path / "elsewhere")
     before = (pytester.path / "p" / target).read_bytes()
     *flags, last = report
-    result = pytester.runpytest(
-        "--policy-eval", "p", "--policy-decisions", "p/decisions.jsonl", *flags, f"{last}=p/{target}"
-    )
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([f"ERROR: {what} of this run: the report would replace it, or be read as it"])
-    assert (pytester.path / "p" / target).read_bytes() == before
+    # Spelled plainly, through a directory not there (yet), and through a link and up.
+    for spelled in (f"p/{target}", f"p/nowhere/../{target}", f"p/link/../{target}"):
+        if spelled.startswith("p/link") and last != "--junitxml":
+            continue  # the system resolves link/.. to the link's parent: that file is no input
+        result = pytester.runpytest("--policy-eval", "p", "--policy-decisions", "p/decisions.jsonl", *flags, f"{last}={spelled}")
+        assert result.ret == pytest.ExitCode.USAGE_ERROR, spelled
+        result.stderr.fnmatch_lines([f"ERROR: {what} of this run: the report would replace it, or be read as it"])
+        assert (pytester.path / "p" / target).read_bytes() == before
 
 
 @pytest.mark.parametrize("opening", ["[1, 2]", "\ufeff[]", '\n[{"id": "a"}]', '["\\ud800"]', "[1e400]"])
