@@ -551,10 +551,15 @@ def claim_files(
 def other_reports(config: pytest.Config) -> list[tuple[str, str]]:
     """The files that pytest's JUnit XML, pytest-json-report and pytest-html write in this run."""
     option = config.option
-    start = str(config.invocation_params.dir)
 
     def expanded(where: str) -> str:
-        return os.path.join(start, os.path.expanduser(os.path.expandvars(where)))
+        # From the directory of the moment (a conftest may have changed it), as both plugins do
+        # in their own pytest_configure.
+        return os.path.join(os.getcwd(), os.path.expanduser(os.path.expandvars(where)))
+
+    def as_written(where: str) -> str:
+        # Written at the end of the run, when pytest is back in the directory it started in.
+        return os.path.join(config.invocation_params.dir, where)
 
     # Each path as its plugin reads it: JUnit XML expands ~ and $VARIABLES and normalises the
     # path ("a/link/.." is "a"), pytest-html expands them, pytest-json-report takes it as written.
@@ -563,7 +568,7 @@ def other_reports(config: pytest.Config) -> list[tuple[str, str]]:
         (getattr(option, "htmlpath", None), "the pytest-html report (--html)", expanded),
     ]
     if getattr(option, "json_report", False):
-        reports.insert(1, (getattr(option, "json_report_file", None), "the JSON report (--json-report-file)", lambda where: os.path.join(start, where)))
+        reports.insert(1, (getattr(option, "json_report_file", None), "the JSON report (--json-report-file)", as_written))
     return [(spell(where), what) for where, what, spell in reports if isinstance(where, str) and where]
 
 

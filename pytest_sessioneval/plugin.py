@@ -381,6 +381,8 @@ def _refuse_overwriting_inputs(config: pytest.Config, run: SessionEvalRun) -> No
     # page or the journal would be read as events next time.
     inputs += [(p.parent / EVENTS_FILE, f"the {EVENTS_FILE} beside a sessions file") for p in run.sessions_given]
     inputs += [(e, "an events file") for e in run.sources.values() if e is not None]
+    # A rubric's text is read too: its sha256 goes into every record.
+    inputs += [(rubric.text_path, f"the text of rubric {version}") for version, rubric in run.rubrics.items()]
     data = {file_identity(path): what for path, what in inputs}
     given = opt.given_as(config, "--session-eval")
     journals = {file_identity(p): f"a journal given to {given}" for p in run.report_journals}

@@ -522,6 +522,26 @@ def test_a_report_of_the_run_at_an_input_is_a_usage_error(pytester: pytest.Pytes
     assert (pytester.path / "sessions.jsonl").read_bytes() == before
 
 
+def test_a_report_is_checked_where_its_plugin_writes_it_after_a_conftest_changed_directory(pytester: pytest.Pytester) -> None:
+    # JUnit XML and pytest-html read their paths from the directory of the moment, which a
+    # conftest may change as it is imported.
+    pytester.makeini("[pytest]\n")
+    pytester.mkdir("tests")
+    (pytester.path / "tests" / "conftest.py").write_text("import os\nos.chdir(os.path.dirname(os.path.abspath(__file__)))\n")
+    (pytester.path / "tests" / "test_a.py").write_text("def test_ok():\n    pass\n")
+    (pytester.path / "sessions.jsonl").write_text('{"session_id": "a", "status": "completed"}\n')
+    before = (pytester.path / "sessions.jsonl").read_bytes()
+    refused = pytester.runpytest_subprocess("tests", "--session-eval", "sessions.jsonl", "--junitxml", "../sessions.jsonl")
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    refused.stderr.fnmatch_lines(["ERROR: the JUnit XML report (--junitxml) */sessions.jsonl is a sessions file of this run*"])
+    assert (pytester.path / "sessions.jsonl").read_bytes() == before
+    # and the same name from the start directory is another file: the run goes ahead
+    allowed = pytester.runpytest_subprocess("tests", "--session-eval", "sessions.jsonl", "--junitxml", "sessions.jsonl")
+    assert allowed.ret == pytest.ExitCode.OK, allowed.stderr.str()
+    assert (pytester.path / "tests" / "sessions.jsonl").read_text().startswith("<?xml")
+    assert (pytester.path / "sessions.jsonl").read_bytes() == before
+
+
 def test_the_json_report_path_is_taken_as_written(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     # pytest-json-report expands nothing: "$X" is a file named so, not the page's path.
     pytester.makeini("[pytest]\n")

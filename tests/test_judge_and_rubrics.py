@@ -560,6 +560,16 @@ def pytest_sessioneval_rubrics():
 """
 
 
+@pytest.mark.parametrize("report", [("--junitxml=r.md",), ("--json-report", "--json-report-file=r.md"), ("--session-eval-html", "r.md")])
+def test_no_report_of_the_run_replaces_a_rubric_text(pytester: pytest.Pytester, metrics: Path, report: tuple[str, ...]) -> None:
+    # The text's sha256 goes into every record: written over, the next records would not verify.
+    pytester.makeconftest(RUBRIC_PLUGIN.format(rubric='Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", "")),))'))
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-rubric", "mine", *report)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: *r.md is the text of rubric mine of this run*"])
+    assert (pytester.path / "r.md").read_text() == "my rubric"
+
+
 @pytest.mark.parametrize(
     ("rubric", "message"),
     [
