@@ -157,7 +157,7 @@ def _date_bound(config: pytest.Config, flag: str, end_of_day: bool) -> int | Non
         return None
     ms = parse_timestamp_ms(value)
     if ms is None:
-        raise pytest.UsageError(f"{opt.given_as(config, flag)}: {value!r} is not a date (YYYY-MM-DD) or an RFC 3339 date-time")
+        raise usage_error(flag, f"{value!r} is not a date (YYYY-MM-DD) or an RFC 3339 date-time")
     if end_of_day and len(value) == 10:
         ms += _DAY_MS - 1
     return ms
@@ -172,8 +172,9 @@ def _eval_timestamp(config: pytest.Config) -> str:
     given = _option(config, "--session-eval-timestamp")
     if given is not None:
         if not _UTC_DATE_TIME.fullmatch(given) or parse_timestamp_ms(given) is None:
-            raise pytest.UsageError(
-                f"{opt.given_as(config, '--session-eval-timestamp')}: {given!r} is not a UTC date-time such as "
+            raise usage_error(
+                "--session-eval-timestamp",
+                f"{given!r} is not a UTC date-time such as "
                 "2026-08-01T00:00:00Z (a run_id keeps its digits alone, so an offset or a missing zone could "
                 "give two evaluation times one run_id)"
             )
@@ -252,8 +253,9 @@ def _configure(config: pytest.Config) -> None:
         target = file_identity(run.verify_path)
         others = [p for p in run.report_journals if file_identity(p) != target]
         if others and opt.typed(config, "--session-eval"):
-            raise pytest.UsageError(
-                f"{opt.given_as(config, '--session-eval')}: {', '.join(map(str, others))}: a journal given as input; "
+            raise usage_error(
+                "--session-eval",
+                f"{', '.join(map(str, others))}: a journal given as input; "
                 f"re-verification shows only the journal it re-verifies ({opt.given_as(config, '--session-eval-verify')}): "
                 "show this one in a run of its own"
             )
@@ -305,13 +307,15 @@ def _selection(config: pytest.Config, *, verify: bool, journals: list[Path]) -> 
     if verify or journals:
         typed = [flag for flag in _SELECTING if opt.typed(config, flag)]
         if typed and verify:
-            raise pytest.UsageError(
-                f"{opt.given_as(config, typed[0])}: does not apply to re-verification, which re-scores every record "
+            raise usage_error(
+                typed[0],
+                f"does not apply to re-verification, which re-scores every record "
                 f"of the journal ({opt.given_as(config, '--session-eval-verify')}); select records with -k or a node id"
             )
         if typed:
-            raise pytest.UsageError(
-                f"{opt.given_as(config, typed[0])}: selects sessions of sessions files, and "
+            raise usage_error(
+                typed[0],
+                f"selects sessions of sessions files, and "
                 f"{', '.join(map(str, journals))} is a journal, whose every record is shown; select records with "
                 "-k or a node id"
             )
@@ -326,8 +330,9 @@ def _selection(config: pytest.Config, *, verify: bool, journals: list[Path]) -> 
         elif latest_here and not named_here:
             named = None
         else:
-            raise pytest.UsageError(
-                f"{opt.given_as(config, '--session-eval-latest')}: picks one session itself, so it does not combine "
+            raise usage_error(
+                "--session-eval-latest",
+                f"picks one session itself, so it does not combine "
                 f"with {opt.given_as(config, '--session-eval-session')}: give one of them"
             )
     selection = Selection(
@@ -337,8 +342,9 @@ def _selection(config: pytest.Config, *, verify: bool, journals: list[Path]) -> 
         until_ms=_date_bound(config, "--session-eval-until", True),
     )
     if selection.since_ms is not None and selection.until_ms is not None and selection.since_ms > selection.until_ms:
-        raise pytest.UsageError(
-            f"{opt.given_as(config, '--session-eval-until')}: {_option(config, '--session-eval-until')} is before "
+        raise usage_error(
+            "--session-eval-until",
+            f"{_option(config, '--session-eval-until')} is before "
             f"{opt.given_as(config, '--session-eval-since')} {_option(config, '--session-eval-since')}: no session "
             "could be selected"
         )
@@ -685,10 +691,7 @@ class SessionEvalRun:
                         self.evaluations[sessions] = exc.evaluation
                         self.without_latest[sessions] = exc
                 if self.without_latest and len(self.without_latest) == len(self.sources):
-                    raise pytest.UsageError(
-                        f"{opt.given_as(session.config, '--session-eval-latest')}: "
-                        + "; ".join(map(str, self.without_latest.values()))
-                    )
+                    raise usage_error("--session-eval-latest", "; ".join(map(str, self.without_latest.values())))
         except RubricError as exc:
             raise usage_error("--session-eval-rubric", str(exc)) from None
         except OSError as exc:
@@ -703,16 +706,18 @@ class SessionEvalRun:
             if unknown:
                 searched = ", ".join(str(p) for p in self.evaluations) or "no sessions file"
                 note = " (it selects sessions of sessions files, not records of journals)" if self.journals else ""
-                raise pytest.UsageError(
-                    f"{opt.given_as(session.config, '--session-eval-session')}: unknown session id(s): "
+                raise usage_error(
+                    "--session-eval-session",
+                    f"unknown session id(s): "
                     f"{', '.join(map(repr, unknown))} (searched {searched}){note}"
                 )
             listed = {entry.session_id for e in self.evaluations.values() for entry in e.entries if isinstance(entry, (SessionEvaluation, SkippedSession))}
             outside = sorted(wanted - listed)
             if outside:  # only the date range leaves out a session that is in the files
                 bound = "--session-eval-since" if self.selection.since_ms is not None else "--session-eval-until"
-                raise pytest.UsageError(
-                    f"{opt.given_as(session.config, bound)}: session id(s) {', '.join(map(repr, outside))}, named by "
+                raise usage_error(
+                    bound,
+                    f"session id(s) {', '.join(map(repr, outside))}, named by "
                     f"{opt.given_as(session.config, '--session-eval-session')}, started outside the selected date range "
                     "(or their started_at does not parse)"
                 )
