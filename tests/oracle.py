@@ -1,7 +1,8 @@
 """A naive, independent implementation of rubric-v1 scoring, for differential tests.
 
-This module re-states /work/shared/spec/SEMANTICS.md (and the tables of
-rubric-v1.md) as plainly as possible. It imports nothing from
+This module re-states the scoring semantics of aiat-llm-eval/1.0 (SEMANTICS.md,
+told in user terms in docs/semantics.md) and the tables of rubric-v1.md as
+plainly as possible. It imports nothing from
 ``pytest_sessioneval``: every rule is written out again, with simple loops over
 all lines and all events (quadratic, and that is fine). When the package and
 this module disagree, one of them misreads the specification; the tests show
