@@ -16,9 +16,11 @@ child process that does nothing else:
 then the scaling of (b) between sizes (time per session-or-event), (g) the parts
 of (b') that no scan can skip, each timed alone at the largest size (reading
 the files, the byte search, decoding the event lines that can name a relevant
-event, decoding the sessions, scoring the sessions), and (f) the
-pytest layer: ``pytest --session-eval DIR`` on 4,000 generated sessions against
-``pytest`` on a file of as many parametrized no-op tests (both with ``-p
+event, decoding the sessions, scoring the sessions, and building the output
+alone with no rule applied; reading, searching, decoding those event lines
+and building the output add up to what (b') costs before any rule),
+and (f) the pytest layer: ``pytest --session-eval DIR`` on 4,000 generated
+sessions against ``pytest`` on a file of as many parametrized no-op tests (both with ``-p
 no:cacheprovider -q``), alternated, median of three each.
 
 Timings are wall-clock medians; the CPU-time ratio is printed beside them
@@ -110,10 +112,14 @@ SCORE_CHILD = PEAK_RSS + textwrap.dedent(
 # (g): what the fast scan (b') cannot avoid, each part timed alone on the same files.
 BREAKDOWN_CHILD = PEAK_RSS + textwrap.dedent(
     """
+    import gc
     import orjson
     from pathlib import Path
-    from pytest_sessioneval.engine import evaluate
+    from pytest_sessioneval.engine import SessionEvaluation, evaluate
     from pytest_sessioneval.events import _NEEDLES
+    from pytest_sessioneval.peers import Peers
+    from pytest_sessioneval.rubric import DimensionVerdict
+    from pytest_sessioneval.rubric_v1 import RUBRIC_V1
     directory = Path(sys.argv[1])
     sessions_path, events_path = directory / "sessions.jsonl", directory / "events.jsonl"
     out = {}
@@ -145,9 +151,62 @@ BREAKDOWN_CHILD = PEAK_RSS + textwrap.dedent(
 
     clock("decode sessions.jsonl", parse_sessions)
     clock("score every session, no events file", lambda: evaluate(sessions_path, None).scored)
+
+    # The output alone, with no rule applied: each session line decoded once, five
+    # evidence sentences formatted from its fields, and the objects score_sessions
+    # returns built around them (the collector paused, as evaluate() pauses it).
+    def build_output():
+        output = []
+        gc.disable()
+        try:
+            with open(sessions_path, "rb") as stream:
+                for number, line in enumerate(stream, 1):
+                    try:
+                        record = loads(line)
+                    except error:
+                        continue
+                    if type(record) is not dict:
+                        continue
+                    get = record.get
+                    effectiveness = get("effectiveness") if type(get("effectiveness")) is dict else {}
+                    summary = get("agent_summary") if type(get("agent_summary")) is dict else {}
+                    rate = effectiveness.get("completion_rate")
+                    sentences = (
+                        f"0 quality_gate events in window but total_files_changed={get('total_files_changed')}: "
+                        "verification evidence unavailable.",
+                        f"completion_rate={rate} >= 0.8 (threshold); planned_issues="
+                        f"{effectiveness.get('planned_issues')}, carryover={effectiveness.get('carryover')}.",
+                        f"{get('total_waves')} wave(s) ran but 0 full-gate events in window: gate health unknown.",
+                        f"No adverse signals: destructive_guard.blocked=0, agent_summary.spiral={summary.get('spiral')}.",
+                        f"Reported, not graded: total_files_changed={get('total_files_changed')}, "
+                        f"total_waves={get('total_waves')}, complete={summary.get('complete')}, "
+                        f"failed={summary.get('failed')}, duration_seconds={get('duration_seconds')}.",
+                    )
+                    output.append(SessionEvaluation(
+                        session_id=get("session_id"), line=number, source=line, window=None, peers=Peers(),
+                        kpis={}, host_class=None,
+                        dimensions=tuple(
+                            DimensionVerdict(name, "deterministic", "pass", text, rate if name == "plan-fidelity" else None)
+                            for name, text in zip(RUBRIC_V1.dimension_ids, sentences)
+                        ),
+                    ))
+        finally:
+            gc.enable()
+        return output
+
+    clock("build the output alone, no rule applied", build_output)
     out["relevant lines"] = len(relevant)
     print(json.dumps(out))
     """
+)
+
+# The parts of (g) that (b') needs whatever its rules cost: the output alone decodes
+# each session line itself.
+FLOOR_PARTS = (
+    "read both files",
+    "search the needles (C only)",
+    "decode the relevant event lines",
+    "build the output alone, no rule applied",
 )
 
 IDLE_CHILD = PEAK_RSS + textwrap.dedent(
@@ -343,12 +402,15 @@ def main(argv: list[str] | None = None) -> int:
     relevant = parts[0].pop("relevant lines")
     for part in parts[1:]:
         part.pop("relevant lines")
-    floor = 0.0
-    for name in parts[0]:
-        seconds = statistics.median(part[name] for part in parts)
-        floor += seconds
-        print(f"  {name:<40} {seconds:6.3f} s  ({seconds / largest.parse_s:.2f} of (a))")
-    print(f"  sum {floor:.3f} s = {floor / largest.parse_s:.2f} of (a); {relevant:,} event lines hold a needle")
+    seconds = {name: statistics.median(part[name] for part in parts) for name in parts[0]}
+    for name, value in seconds.items():
+        print(f"  {name:<40} {value:6.3f} s  ({value / largest.parse_s:.2f} of (a))")
+    print(f"  {relevant:,} event lines hold a needle")
+    floor = sum(seconds[name] for name in FLOOR_PARTS)
+    print(
+        f"  {' + '.join(FLOOR_PARTS)}:\n  {floor:.3f} s = {floor / largest.parse_s:.2f} of (a), what (b') costs "
+        "before a single rule of rubric-v1 is applied"
+    )
 
     pytest_result = None
     if args.pytest_sessions:
