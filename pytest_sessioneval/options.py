@@ -79,7 +79,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("--session-eval-session", "session_eval_sessions",
            "score only this session id; repeatable", "list", "ID"),
     Option("--session-eval-timestamp", "session_eval_timestamp",
-           "the eval timestamp, ISO 8601 (default: the clock, read once per run)", "string", "ISO"),
+           "the eval timestamp, a UTC date-time such as 2026-08-01T00:00:00Z "
+           "(default: the clock, read once per run)", "string", "TIMESTAMP"),
     Option("--session-eval-since", "session_eval_since",
            "score only sessions that started at or after this date or date-time", "string", "DATE"),
     Option("--session-eval-until", "session_eval_until",

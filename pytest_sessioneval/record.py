@@ -368,7 +368,8 @@ def record_json_schema() -> dict[str, Any]:
         "neither; KPIs are non-negative numbers or null. The plugin (pytest_sessioneval.record."
         "validate_record) also enforces what this schema leaves to it: a timestamp must parse as "
         "an ISO 8601 date-time or date (wider than JSON Schema's date-time format), an integer must "
-        "fit in 64 bits, a number must be finite, and text must not be blank by JavaScript's trim."
+        "fit in 64 bits, a number must be finite, and text must not be blank by JavaScript's trim "
+        "(a dimension's evidence excepted: it may be any string)."
     )
     schema["not"] = {"anyOf": [{"required": [key]} for key in FORBIDDEN_GLOBAL_SCORE_KEYS]}
     _type_every_const(schema)

@@ -14,6 +14,10 @@ import pytest
 from conftest import NOISY_TEARDOWN, MetricsWriter, gate, metrics_writer, session, write_jsonl
 
 from pytest_sessioneval.naming import escape_name
+from pytest_sessioneval.options import OPTIONS, Option
+from pytest_sessioneval.policy.options import OPTIONS as POLICY_OPTIONS
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -86,7 +90,8 @@ def test_evidence_is_failure_text_skip_reason_and_xfail_reason(pytester: pytest.
 
 @pytest.mark.parametrize(
     ("session_id", "escaped"),
-    [("a::b", "a:\\x3ab"), ("x[1]", "x\\x5b1\\x5d"), ("é", "\\xe9"), ("tab\there", "tab\\x09here"), ("😀", "\\U0001f600")],
+    [("a::b", "a:\\x3ab"), ("x[1]", "x\\x5b1\\x5d"), ("é", "\\xe9"), ("tab\there", "tab\\x09here"), ("😀", "\\U0001f600"),
+     ("back\\s", "back\\\\s")],
 )
 def test_the_escapes_usage_md_shows(session_id: str, escaped: str) -> None:
     assert escape_name(session_id) == escaped
@@ -549,6 +554,14 @@ def test_a_toml_value_pytest_refuses_names_the_key_and_the_file_once(pytester: p
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: ini key session_eval_since in *pyproject.toml: config option 'session_eval_since' expects a string, got date*"])
     assert result.stderr.str().count("pyproject.toml") == 1
+
+
+@pytest.mark.parametrize("option", [*OPTIONS, *POLICY_OPTIONS], ids=lambda option: option.flag)
+def test_every_option_is_documented_as_help_shows_it(option: Option) -> None:
+    docs = "".join(path.read_text(encoding="utf-8") for path in sorted(DOCS.glob("*.md")))
+    shown = option.flag if option.metavar is None else f"{option.flag} {option.metavar}"
+    assert f"`{shown}" in docs, f"no doc shows {shown!r} as --help does"
+    assert f"`{option.ini}" in docs, f"no doc names the ini key {option.ini}"
 
 
 @pytest.mark.parametrize("flag", ["--help", "--markers"])
