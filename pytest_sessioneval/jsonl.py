@@ -218,10 +218,12 @@ def iter_objects(
 def opens_json_document(path: Path) -> bool:
     """Whether the file is one JSON document written over several lines (an array, or an
     object whose first line does not close it) rather than JSON Lines: its first line that
-    is not blank opens an array that it does not close, or opens an object that a next
-    line, not beginning another object, continues. (An array on one line is a line that
-    holds no object; a lone torn object, one followed by objects, or one whose line ends
-    inside a string, is JSON Lines that a crash or a raw newline damaged.) Raises ``OSError`` when the file cannot be read."""
+    is not blank opens an array or an object that it leaves open, and, for an object, a
+    next line not beginning another object continues it. (A line that closes what it opens
+    is a line of JSON Lines, valid or not: an array on one line holds no object, and
+    ``{"a": NaN}`` or ``{"a": 1,}`` is a bad record. A lone torn object, one followed by
+    objects, or one whose line ends inside a string, is JSON Lines that a crash or a raw
+    newline damaged.) Raises ``OSError`` when the file cannot be read."""
     opening: list[bytes] = []
     with open(path, "rb") as stream:
         for raw in stream:
@@ -230,60 +232,34 @@ def opens_json_document(path: Path) -> bool:
                 opening.append(line)
                 if len(opening) == 2:
                     break
-    if not opening:
+    if not opening or not _left_open(opening[0]):
         return False
-    first = opening[0]
-    if first.startswith(b"["):
-        opens = not _is_one_json_value(first)
-    else:
-        opens = (
-            first.startswith(b"{")
-            and len(opening) == 2
-            and not opening[1].startswith(b"{")
-            and type(decode_object(first)) is not dict
-        )
-    # No JSON text breaks a line inside a string: such a line is a record a raw newline tore.
-    return opens and not _ends_inside_a_string(first)
-
-
-def _ends_inside_a_string(line: bytes) -> bool:
-    """Whether a string opened on ``line`` is still open at its end."""
-    find = line.find
-    opening = find(b'"')
-    while opening != -1:
-        closing = find(b'"', opening + 1)
-        while closing != -1 and _escaped(line, closing):
-            closing = find(b'"', closing + 1)
-        if closing == -1:
-            return True
-        opening = find(b'"', closing + 1)
-    return False
-
-
-def _escaped(line: bytes, at: int) -> bool:
-    """Whether an odd number of backslashes comes just before ``line[at]``."""
-    start = at
-    while start and line[start - 1] == 0x5C:
-        start -= 1
-    return (at - start) % 2 == 1
-
-
-def _is_one_json_value(line: bytes) -> bool:
-    """Whether ``line`` is one whole JSON value, whatever it holds: orjson refuses some whole
-    values (a lone surrogate escape, a number too large for a float, bytes that are not
-    UTF-8), which the standard parser, given the text with bad bytes replaced, still reads.
-    (Not ``decode_object``: that asks whether a line is valid, refusing ``NaN`` as the
-    reference does; this asks only whether it is closed.)"""
-    try:
-        orjson.loads(line)
+    if opening[0].startswith(b"["):
         return True
-    except orjson.JSONDecodeError:
-        pass
-    try:
-        json.loads(line.decode("utf-8", "replace"))
-        return True
-    except (ValueError, RecursionError):  # not JSON, or nested too deep to tell: a document's opening
-        return False
+    return opening[0].startswith(b"{") and len(opening) == 2 and not opening[1].startswith(b"{")
+
+
+def _left_open(line: bytes) -> bool:
+    """Whether ``line`` opens more arrays and objects than it closes, outside strings, and
+    ends outside a string: no JSON text breaks a line inside a string, so a line that ends
+    inside one is a record a raw newline tore."""
+    depth = 0
+    inside = escaped = False
+    for byte in line:
+        if inside:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                inside = False
+        elif byte == 0x22:
+            inside = True
+        elif byte in b"[{":
+            depth += 1
+        elif byte in b"]}":
+            depth -= 1
+    return depth > 0 and not inside
 
 
 class FirstNamed(NamedTuple):

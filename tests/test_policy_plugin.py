@@ -313,6 +313,28 @@ def test_a_first_record_torn_by_a_raw_newline_is_two_bad_lines_not_a_document(py
     assert all(outcomes[f"prompts.jsonl::fix-failing-test[{check}]"] == "PASSED" for check in SCENARIO_CHECKS)
 
 
+@pytest.mark.parametrize(
+    "closed", ['{"a": NaN}', '{"id": "x",}', '{"id": "x"}}', "[1, 2,]", '{"a": "{[", "b": -Infinity}', '{"a": "\\"{",}']
+)
+def test_a_first_line_that_closes_what_it_opens_is_a_bad_line_not_a_document(pytester: pytest.Pytester, closed: str) -> None:
+    # Whatever follows it: a line that closes its brackets is a line of JSON Lines, invalid
+    # or not, never the opening of a document over several lines.
+    write(pytester, "prompts.jsonl", closed + '\n"a string"\nnot json\n' + jsonl(scenario()))
+    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert outcomes["prompts.jsonl::line-1[json]"] == outcomes["prompts.jsonl::line-2[json]"] == "FAILED"
+    assert outcomes["prompts.jsonl::line-3[json]"] == "FAILED"
+    assert all(outcomes[f"prompts.jsonl::fix-failing-test[{check}]"] == "PASSED" for check in SCENARIO_CHECKS)
+
+
+@pytest.mark.parametrize("opening", ["{", '{"records": [', '[{"id": "a",', '{"a": "}]", "b": {'])
+def test_a_first_line_that_leaves_a_bracket_open_opens_a_document(pytester: pytest.Pytester, opening: str) -> None:
+    write(pytester, "prompts.jsonl", opening + '\n  "id": "a"\n}\n')
+    result = pytester.runpytest("-p", "no:cacheprovider", "--policy-eval", "prompts.jsonl")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --policy-eval: */prompts.jsonl: holds a JSON document over several lines*"])
+
+
 def test_a_directory_holding_prompts_jsonl_is_accepted(pytester: pytest.Pytester) -> None:
     write(pytester, "data/prompts.jsonl", jsonl(scenario()))
     result, outcomes = run(pytester, "--policy-eval", "data")

@@ -15,6 +15,7 @@ from pytest_sessioneval.policy.fields import check_fields, show_path, show_value
 from pytest_sessioneval.policy.golden import GoldenCase
 from pytest_sessioneval.policy.manifest import (
     CountRange,
+    DatasetFinding,
     EnvelopeManifest,
     GoldenManifest,
     check_dataset,
@@ -551,6 +552,39 @@ class TestManifest:
         )
         both = {f.check: f.held for f in check_dataset(paired, [r | {"locale": "en"} for r in records], data="g.json", manifest_name="g.manifest.json")}
         assert both["quota:labels-declared"] is False and both["quota:label-locales-declared"] is True
+
+    def test_a_declared_check_cannot_tell_while_faulty_records_could_hold_any_value(self) -> None:
+        # A record whose label is invalid (its fields check fails) or a line that could not be
+        # read might hold a value no quota names: the declared checks must not claim a pass.
+        manifest = EnvelopeManifest.model_validate(
+            {"quotas": {"label_field": "expected_delegation_decision", "per_label": {"delegate": {"min": 1}}}}
+        )
+        records = [scenario(), scenario(id="b", expected_delegation_decision=5)]
+        invalid = [(), ("expected_delegation_decision",)]
+
+        def declared(unreadable: int, faults: list[tuple[str, ...]]) -> DatasetFinding:
+            (found,) = [
+                f for f in check_dataset(manifest, records, data="p", manifest_name="m", invalid_fields=faults, unreadable=unreadable)
+                if f.check == "quota:labels-declared"
+            ]
+            return found
+
+        assert declared(0, [(), ()]).held is False  # 5 is a value no quota names
+        assert declared(0, [(), ()]).message.startswith("p has 1 records whose expected_delegation_decision has no quota")
+        found = declared(0, invalid)
+        assert found.held is None
+        assert found.message == (
+            "cannot tell: every expected_delegation_decision that could be read has a quota in quotas.per_label, "
+            "but 1 of the records holds an invalid or missing expected_delegation_decision (see their checks)"
+        )
+        assert declared(2, invalid).message.endswith(
+            "but 2 line(s) could not be read and 1 of the records holds an invalid or missing "
+            "expected_delegation_decision (see their checks)"
+        )
+        assert declared(1, [(), ()]).held is False  # a value no quota names fails whatever the faults hide
+        records.pop()
+        assert declared(1, [()]).held is None
+        assert declared(0, [()]).held is True
 
 
 # --- review: verdicts per data file -----------------------------------------------------------
