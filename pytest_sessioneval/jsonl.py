@@ -232,34 +232,34 @@ def opens_json_document(path: Path) -> bool:
                 opening.append(line)
                 if len(opening) == 2:
                     break
-    if not opening or not _left_open(opening[0]):
+    if not opening:
         return False
-    if opening[0].startswith(b"["):
-        return True
-    return opening[0].startswith(b"{") and len(opening) == 2 and not opening[1].startswith(b"{")
+    first = opening[0]
+    if first.startswith(b"{"):
+        if len(opening) < 2 or opening[1].startswith(b"{"):
+            return False
+    elif not first.startswith(b"["):
+        return False
+    return _left_open(first)
+
+
+# A JSON string, closed: every byte but a quote or a backslash, or a backslash and any byte.
+_CLOSED_STRING: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 
 
 def _left_open(line: bytes) -> bool:
     """Whether ``line`` opens more arrays and objects than it closes, outside strings, and
     ends outside a string: no JSON text breaks a line inside a string, so a line that ends
     inside one is a record a raw newline tore."""
-    depth = 0
-    inside = escaped = False
-    for byte in line:
-        if inside:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:  # backslash
-                escaped = True
-            elif byte == 0x22:  # quote
-                inside = False
-        elif byte == 0x22:
-            inside = True
-        elif byte in b"[{":
-            depth += 1
-        elif byte in b"]}":
-            depth -= 1
-    return depth > 0 and not inside
+    try:
+        orjson.loads(line)
+        return False  # one whole value: the common case, told at C speed however long the line
+    except orjson.JSONDecodeError:
+        pass
+    bare = _CLOSED_STRING.sub(b"", line)
+    if b'"' in bare:  # a string left open
+        return False
+    return bare.count(b"[") + bare.count(b"{") > bare.count(b"]") + bare.count(b"}")
 
 
 class FirstNamed(NamedTuple):

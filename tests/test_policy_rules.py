@@ -553,14 +553,14 @@ class TestManifest:
         both = {f.check: f.held for f in check_dataset(paired, [r | {"locale": "en"} for r in records], data="g.json", manifest_name="g.manifest.json")}
         assert both["quota:labels-declared"] is False and both["quota:label-locales-declared"] is True
 
-    def test_a_declared_check_cannot_tell_while_faulty_records_could_hold_any_value(self) -> None:
-        # A record whose label is invalid (its fields check fails) or a line that could not be
-        # read might hold a value no quota names: the declared checks must not claim a pass.
+    def test_a_declared_check_judges_the_values_it_can_read_and_counts_the_others(self) -> None:
+        # A record whose grouping field is invalid or missing fails its own fields check, and a
+        # line that cannot be read fails its own item: the declared checks do not judge them
+        # again, but say how many they could not read rather than claim every record.
         manifest = EnvelopeManifest.model_validate(
             {"quotas": {"label_field": "expected_delegation_decision", "per_label": {"delegate": {"min": 1}}}}
         )
         records = [scenario(), scenario(id="b", expected_delegation_decision=5)]
-        invalid = [(), ("expected_delegation_decision",)]
 
         def declared(unreadable: int, faults: list[tuple[str, ...]]) -> DatasetFinding:
             (found,) = [
@@ -570,21 +570,33 @@ class TestManifest:
             return found
 
         assert declared(0, [(), ()]).held is False  # 5 is a value no quota names
-        assert declared(0, [(), ()]).message.startswith("p has 1 records whose expected_delegation_decision has no quota")
-        found = declared(0, invalid)
-        assert found.held is None
+        found = declared(0, [(), ("expected_delegation_decision",)])
+        assert found.held is True
         assert found.message == (
-            "cannot tell: every expected_delegation_decision that could be read has a quota in quotas.per_label, "
-            "but 1 of the records holds an invalid or missing expected_delegation_decision (see their checks)"
+            "every expected_delegation_decision that could be read has a quota in quotas.per_label; "
+            "1 of the records holds an invalid or missing expected_delegation_decision (see their checks)"
         )
-        assert declared(2, invalid).message.endswith(
-            "but 2 line(s) could not be read and 1 of the records holds an invalid or missing "
-            "expected_delegation_decision (see their checks)"
+        assert declared(2, [(), ("expected_delegation_decision",)]).message.endswith(
+            "; 1 of the records holds an invalid or missing expected_delegation_decision and 2 line(s) could "
+            "not be read (see their checks)"
         )
-        assert declared(1, [(), ()]).held is False  # a value no quota names fails whatever the faults hide
         records.pop()
-        assert declared(1, [()]).held is None
-        assert declared(0, [()]).held is True
+        assert declared(1, [()]).message.endswith("; 1 line(s) could not be read (see their checks)")
+        assert declared(0, [()]).message == "every expected_delegation_decision of the records has a quota in quotas.per_label"
+        # Pairs name both fields, whichever of them is invalid, and whatever the other kinds declare.
+        paired = GoldenManifest.model_validate(
+            {"quotas": {"label_field": "group", "locale_field": "locale", "per_label": {"neg": 1}, "per_locale": {"en": 1},
+                        "per_label_locale": {"neg": {"en": 1}}}}
+        )
+        cases = [{"id": "a", "group": "neg", "locale": "en"}, {"id": "b", "group": "neg", "locale": 3}]
+        pairs = {
+            f.check: f for f in check_dataset(paired, cases, data="g", manifest_name="m", invalid_fields=[(), ("locale",)])
+        }["quota:label-locales-declared"]
+        assert (pairs.held, pairs.message) == (
+            True,
+            "every pair of group and locale that could be read has a quota in quotas.per_label_locale; "
+            "1 of the records holds an invalid or missing group or locale (see their checks)",
+        )
 
 
 # --- review: verdicts per data file -----------------------------------------------------------

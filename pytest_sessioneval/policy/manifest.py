@@ -395,24 +395,25 @@ def check_dataset(
 
     def closed(
         check: str, key: tuple[str, ...], others: list[tuple[tuple[Group, ...], int]], what: str, lacking: int,
-        fields: str, unplaced: int,
+        fields: str, unplaced: int, invalid: str,
     ) -> DatasetFinding:
         """Whether every record falls in a group that has a quota (unless the manifest allows
         others): a record without the field is in none (a mistyped field name leaves every
-        record so). ``unplaced`` records and unreadable lines could hold any value: while they
-        are all that stands in the way of a pass, it cannot be told."""
+        record so). It judges the values it can read: ``unplaced`` records, whose ``invalid``
+        field fails their own check, and unreadable lines are counted in its message, not
+        judged again."""
         place = f"quotas.{key[1]}"
         if not others and not lacking:
-            if unreadable + unplaced:
-                hidden = [
-                    *([f"{unreadable} line(s) could not be read"] if unreadable else []),
-                    *([f"{unplaced} of the {noun} {'holds' if unplaced == 1 else 'hold'} an invalid or missing {fields}"]
-                      if unplaced else []),
-                ]
+            unseen = [
+                *([f"{unplaced} of the {noun} {'holds' if unplaced == 1 else 'hold'} an invalid or missing {invalid}"]
+                  if unplaced else []),
+                *([f"{unreadable} line(s) could not be read"] if unreadable else []),
+            ]
+            if unseen:
                 return DatasetFinding(
-                    check, None,
-                    f"cannot tell: every {what} that could be read has a quota in {place}, but "
-                    f"{' and '.join(hidden)} (see their checks)",
+                    check, True,
+                    f"every {what} that could be read has a quota in {place}; {' and '.join(unseen)} "
+                    "(see their checks)",
                     key,
                 )
             return DatasetFinding(check, True, f"every {what} of the {noun} has a quota in {place}", key)
@@ -464,7 +465,8 @@ def check_dataset(
             )
         if closed_groups:
             findings.append(
-                closed(f"quota:{group}s-declared", ("quotas", f"per_{group}"), others, field_name, lacking, field_name, unplaced)
+                closed(f"quota:{group}s-declared", ("quotas", f"per_{group}"), others, field_name, lacking, field_name,
+                       unplaced, field_name)
             )
     if quotas.per_label_locale:
         label_field, locale_field = quotas.label_field, quotas.locale_field
@@ -516,7 +518,8 @@ def check_dataset(
             unreported = [name for name in (label_field, locale_field) if name not in undeclared]
             findings.append(closed("quota:label-locales-declared", ("quotas", "per_label_locale"), fresh,
                                    f"pair of {label_field} and {locale_field}",
-                                   _lacking(records, invalid, unreported), " or ".join(unreported), unplaced))
+                                   _lacking(records, invalid, unreported), " or ".join(unreported),
+                                   unplaced, f"{label_field} or {locale_field}"))
     return _named_once(findings)
 
 
