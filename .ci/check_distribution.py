@@ -106,10 +106,11 @@ def main() -> None:
         [python, "-c", f"import {PACKAGE}; print({PACKAGE}.__file__)"],
         cwd=source, check=True, capture_output=True, text=True,
     ).stdout.strip()
-    if "site-packages" not in Path(imported).parts:
-        fail(f"the suite would import {imported}, not the installed wheel")
+    if not Path(imported).resolve().is_relative_to(environment):
+        fail(f"the suite would import {imported}, not the wheel installed in {environment}")
     print(f"the suite imports the installed wheel: {imported}", flush=True)
     run(python, "-m", "pytest", "-n", "2", "-p", "no:cacheprovider", "-q", cwd=source)
+    shutil.rmtree(work)  # kept when a step fails, to look into
 
 
 if __name__ == "__main__":
