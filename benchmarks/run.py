@@ -131,7 +131,7 @@ BREAKDOWN_CHILD = PEAK_RSS + textwrap.dedent(
         out[name] = time.perf_counter() - start
         return value
 
-    data = clock("read both files", lambda: (sessions_path.read_bytes(), events_path.read_bytes()))[1]
+    sessions_data, data = clock("read both files", lambda: (sessions_path.read_bytes(), events_path.read_bytes()))
     clock("search the needles (C only)", lambda: [data.count(needle) for needle in (*_NEEDLES, b"\\\\")])
     relevant = [line for line in data.split(b"\\n") if any(needle in line for needle in _NEEDLES)]
     del data
@@ -152,44 +152,49 @@ BREAKDOWN_CHILD = PEAK_RSS + textwrap.dedent(
     clock("decode sessions.jsonl", parse_sessions)
     clock("score every session, no events file", lambda: evaluate(sessions_path, None).scored)
 
-    # The output alone, with no rule applied: each session line decoded once, five
-    # evidence sentences formatted from its fields, and the objects score_sessions
-    # returns built around them (the collector paused, as evaluate() pauses it).
+    # The output alone, with no rule applied: each session line (of the bytes read above)
+    # decoded once, five evidence sentences formatted from its fields, and the objects
+    # score_sessions returns built around them, equal verdicts shared and one empty Peers
+    # for all, as evaluate() does (the collector paused, as evaluate() pauses it).
     def build_output():
-        output = []
+        output, shared, no_peers = [], {}, Peers()
+        ids = RUBRIC_V1.dimension_ids
         gc.disable()
         try:
-            with open(sessions_path, "rb") as stream:
-                for number, line in enumerate(stream, 1):
-                    try:
-                        record = loads(line)
-                    except error:
-                        continue
-                    if type(record) is not dict:
-                        continue
-                    get = record.get
-                    effectiveness = get("effectiveness") if type(get("effectiveness")) is dict else {}
-                    summary = get("agent_summary") if type(get("agent_summary")) is dict else {}
-                    rate = effectiveness.get("completion_rate")
-                    sentences = (
-                        f"0 quality_gate events in window but total_files_changed={get('total_files_changed')}: "
-                        "verification evidence unavailable.",
-                        f"completion_rate={rate} >= 0.8 (threshold); planned_issues="
-                        f"{effectiveness.get('planned_issues')}, carryover={effectiveness.get('carryover')}.",
-                        f"{get('total_waves')} wave(s) ran but 0 full-gate events in window: gate health unknown.",
-                        f"No adverse signals: destructive_guard.blocked=0, agent_summary.spiral={summary.get('spiral')}.",
-                        f"Reported, not graded: total_files_changed={get('total_files_changed')}, "
-                        f"total_waves={get('total_waves')}, complete={summary.get('complete')}, "
-                        f"failed={summary.get('failed')}, duration_seconds={get('duration_seconds')}.",
-                    )
-                    output.append(SessionEvaluation(
-                        session_id=get("session_id"), line=number, source=line, window=None, peers=Peers(),
-                        kpis={}, host_class=None,
-                        dimensions=tuple(
-                            DimensionVerdict(name, "deterministic", "pass", text, rate if name == "plan-fidelity" else None)
-                            for name, text in zip(RUBRIC_V1.dimension_ids, sentences)
-                        ),
-                    ))
+            for number, line in enumerate(sessions_data.split(b"\\n"), 1):
+                try:
+                    record = loads(line)
+                except error:
+                    continue
+                if type(record) is not dict:
+                    continue
+                get = record.get
+                effectiveness = get("effectiveness") if type(get("effectiveness")) is dict else {}
+                summary = get("agent_summary") if type(get("agent_summary")) is dict else {}
+                rate = effectiveness.get("completion_rate")
+                sentences = (
+                    f"0 quality_gate events in window but total_files_changed={get('total_files_changed')}: "
+                    "verification evidence unavailable.",
+                    f"completion_rate={rate} >= 0.8 (threshold); planned_issues="
+                    f"{effectiveness.get('planned_issues')}, carryover={effectiveness.get('carryover')}.",
+                    f"{get('total_waves')} wave(s) ran but 0 full-gate events in window: gate health unknown.",
+                    f"No adverse signals: destructive_guard.blocked=0, agent_summary.spiral={summary.get('spiral')}.",
+                    f"Reported, not graded: total_files_changed={get('total_files_changed')}, "
+                    f"total_waves={get('total_waves')}, complete={summary.get('complete')}, "
+                    f"failed={summary.get('failed')}, duration_seconds={get('duration_seconds')}.",
+                )
+                verdicts = []
+                for name, text in zip(ids, sentences):
+                    score = rate if name == "plan-fidelity" else None
+                    key = (name, text, type(score), score)
+                    verdict = shared.get(key)
+                    if verdict is None:
+                        verdict = shared[key] = DimensionVerdict(name, "deterministic", "pass", text, score)
+                    verdicts.append(verdict)
+                output.append(SessionEvaluation(
+                    session_id=get("session_id"), line=number, source=line, window=None, peers=no_peers,
+                    kpis={}, host_class=None, dimensions=tuple(verdicts),
+                ))
         finally:
             gc.enable()
         return output
