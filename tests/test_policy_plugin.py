@@ -561,7 +561,7 @@ def test_manifest_beside_the_data(pytester: pytest.Pytester) -> None:
         "or remove them from required_ids in prompts.manifest.json."
     ) in out
     assert (
-        "prompts.manifest.json:11: prompts.jsonl has 1 records with expected_delegation_decision 'parent-only', "
+        "prompts.manifest.json:11: prompts.jsonl has 1 record with expected_delegation_decision 'parent-only', "
         "but prompts.manifest.json requires at least 2 (quotas.per_label.parent-only)"
     ) in out
 

@@ -470,7 +470,7 @@ class TestManifest:
         spaced = {"quotas": {"label_field": "version", "per_label": {"1": 2, " 1": 1}}}
         found = check_dataset(GoldenManifest.model_validate(spaced), [{"version": "1"}, {"version": 1}], data="g", manifest_name="m")
         assert [(f.check, f.held, f.message.split(" with ")[0]) for f in found[:2]] == [
-            ("quota:label=1", True, "g has 2 records"), ("quota:label= 1", True, "g has 1 records"),
+            ("quota:label=1", True, "g has 2 records"), ("quota:label= 1", True, "g has 1 record"),
         ]
 
     def test_check_dataset(self) -> None:
@@ -509,7 +509,7 @@ class TestManifest:
             "quota:label-locales-declared": True,
         }
         assert findings["quota:locales-declared"].message == (
-            "g.json has 1 records whose locale has no quota in quotas.per_locale of g.manifest.json: 'de' (1); "
+            "g.json has 1 record whose locale has no quota in quotas.per_locale of g.manifest.json: 'de' (1); "
             "relabel them, declare a quota for it, or set quotas.allow_undeclared"
         )
         en_only = [*records[:2], {"id": "c", "group": "pos", "locale": "en"}]
@@ -522,7 +522,7 @@ class TestManifest:
         assert not [check for check in checks if check.endswith("-declared")]
         assert findings["min-records"].message.startswith("g.json holds 3 records, fewer than the 4")
         assert "'z'" in findings["required-ids"].message and "'a'" not in findings["required-ids"].message
-        assert "has 1 records with group 'pos', but g.manifest.json requires at least 2" in findings["quota:label=pos"].message
+        assert "has 1 record with group 'pos', but g.manifest.json requires at least 2" in findings["quota:label=pos"].message
         assert findings["quota:label=neg,locale=en"].key == ("quotas", "per_label_locale", "neg", "en")
 
     def test_a_record_without_the_field_quotas_group_by_is_in_no_declared_group(self) -> None:
@@ -779,7 +779,7 @@ class TestReviewGoldenSet:
         assert verdicts["n-de[rationale]"].line == 19  # where the case's object starts
         quota = verdicts["dataset[quota:label=negative,locale=en]"]
         assert (quota.source.label, quota.line) == ("golden.manifest.json", 12)
-        assert quota.detail.startswith("golden.manifest.json:12: golden.json has 1 cases with group 'negative'")
+        assert quota.detail.startswith("golden.manifest.json:12: golden.json has 1 case with group 'negative'")
 
     def test_an_invalid_rationale_is_not_also_called_missing(self, tmp_path: Path) -> None:
         golden = tmp_path / "golden.json"

@@ -324,24 +324,28 @@ def check_dataset(
     those could make up the difference, the finding is ``held=None``: cannot tell.
     """
     invalid = invalid_fields if invalid_fields is not None else [()] * len(records)
+
+    def counted(number: int) -> str:
+        return f"{number} {noun if number != 1 else noun.removesuffix('s')}"
+
     findings: list[DatasetFinding] = []
     if manifest.min_records is not None:
         count, least = len(records), manifest.min_records
         if count >= least:
             findings.append(DatasetFinding(
-                "min-records", True, f"{data} holds {count} {noun}, at least min_records {least}", ("min_records",)
+                "min-records", True, f"{data} holds {counted(count)}, at least min_records {least}", ("min_records",)
             ))
         elif count + unreadable >= least:
             findings.append(DatasetFinding(
                 "min-records", None,
-                f"cannot tell: {data} holds {count} {noun} and {unreadable} line(s) that could not be read "
+                f"cannot tell: {data} holds {counted(count)} and {unreadable} line(s) that could not be read "
                 f"(see their checks); min_records in {manifest_name} is {least}",
                 ("min_records",),
             ))
         else:
             findings.append(DatasetFinding(
                 "min-records", False,
-                f"{data} holds {count} {noun}, fewer than the {least} that min_records in {manifest_name} "
+                f"{data} holds {counted(count)}, fewer than the {least} that min_records in {manifest_name} "
                 f"requires; add {noun} or lower min_records",
                 ("min_records",),
             ))
@@ -377,18 +381,18 @@ def check_dataset(
     def finding(check: str, key: tuple[str, ...], quota: Quota, count: int, unsure: int, what: str) -> DatasetFinding:
         wanted = describe_quota(quota)
         if quota_admits(quota, count):
-            return DatasetFinding(check, True, f"{data} has {count} {noun} with {what} ({wanted})", key)
+            return DatasetFinding(check, True, f"{data} has {counted(count)} with {what} ({wanted})", key)
         least = quota if isinstance(quota, int) else quota.min
         if least is not None and count < least <= count + unsure:
             return DatasetFinding(
                 check, None,
-                f"cannot tell: {data} has {count} {noun} with {what} and {unsure} that could not be placed "
+                f"cannot tell: {data} has {counted(count)} with {what} and {unsure} that could not be placed "
                 f"(faulty lines, invalid, undeclared or missing values: see their checks); {manifest_name} requires {wanted}",
                 key,
             )
         return DatasetFinding(
             check, False,
-            f"{data} has {count} {noun} with {what}, but {manifest_name} requires {wanted} "
+            f"{data} has {counted(count)} with {what}, but {manifest_name} requires {wanted} "
             f"({show_path('quotas', key[1:])}); add or relabel {noun}, or change the quota",
             key,
         )
@@ -421,10 +425,10 @@ def check_dataset(
         if others:
             shown = first_few([f"{' and '.join(repr(text) for _, text in groups)} ({count})" for groups, count in others], limit=5)
             problems.append(
-                f"{sum(count for _, count in others)} {noun} whose {what} has no quota in {place} of {manifest_name}: {shown}"
+                f"{counted(sum(count for _, count in others))} whose {what} has no quota in {place} of {manifest_name}: {shown}"
             )
         if lacking:
-            problems.append(f"{lacking} {noun} without {fields}, which {place} of {manifest_name} groups by")
+            problems.append(f"{counted(lacking)} without {fields}, which {place} of {manifest_name} groups by")
         advice = [*(["relabel them, declare a quota for it"] if others else []),
                   *([f"give each record {fields} (or correct the field's name)"] if lacking else [])]
         return DatasetFinding(
