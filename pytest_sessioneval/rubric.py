@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from .values import is_blank, is_number
+from .values import described, exception_text, is_blank, is_number
 
 if TYPE_CHECKING:
     from .events import EventIndex
@@ -181,7 +181,7 @@ class Rubric:
                 raise
             except BaseException as exc:  # noqa: BLE001  a broken scorer is the rubric's fault (pytest.skip() too)
                 raise RubricError(
-                    f"rubric {self.version!r}: scorer of {dimension.id!r} raised {type(exc).__name__}: {exc}"
+                    f"rubric {self.version!r}: scorer of {dimension.id!r} raised {type(exc).__name__}: {exception_text(exc)}"
                 ) from exc
             scored = dimension.scored
             if (
@@ -191,7 +191,7 @@ class Rubric:
                 or (scored and verdict.score is not None and not is_number(verdict.score))
             ):
                 raise RubricError(
-                    f"rubric {self.version!r}: scorer of {dimension.id!r} returned {verdict!r}; "
+                    f"rubric {self.version!r}: scorer of {dimension.id!r} returned {described(verdict)}; "
                     f"a scorer must return a Verdict with a status among {', '.join(STATUSES)}, "
                     "evidence text, and (for a scored dimension) a finite number or None as score"
                 )
