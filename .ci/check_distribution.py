@@ -25,8 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "pytest_sessioneval"
 ENTRY_POINTS = {
-    "sessioneval": "pytest_sessioneval.plugin",
-    "sessioneval-policy": "pytest_sessioneval.policy.plugin",
+    "sessioneval": "pytest_sessioneval.plugin.hooks",
+    "sessioneval-policy": "pytest_sessioneval.policy.plugin.hooks",
 }
 SDIST_NEEDS = ("LICENSE", "README.md", "pyproject.toml", "tests/conftest.py", "examples/metrics/sessions.jsonl",
                "docs/usage.md", "benchmarks/generate.py")

@@ -115,11 +115,11 @@ BREAKDOWN_CHILD = PEAK_RSS + textwrap.dedent(
     import gc
     import orjson
     from pathlib import Path
-    from pytest_sessioneval.engine import SessionEvaluation, evaluate
-    from pytest_sessioneval.events import _NEEDLES
-    from pytest_sessioneval.peers import Peers
-    from pytest_sessioneval.rubric import DimensionVerdict
-    from pytest_sessioneval.rubric_v1 import RUBRIC_V1
+    from pytest_sessioneval.core.engine import SessionEvaluation, evaluate
+    from pytest_sessioneval.core.events import _NEEDLES
+    from pytest_sessioneval.core.peers import Peers
+    from pytest_sessioneval.core.rubric import DimensionVerdict
+    from pytest_sessioneval.rubrics.rubric_v1 import RUBRIC_V1
     directory = Path(sys.argv[1])
     sessions_path, events_path = directory / "sessions.jsonl", directory / "events.jsonl"
     out = {}
@@ -313,7 +313,7 @@ def pytest_layer(root: Path, sessions: int, seed: int, repeat: int) -> tuple[int
 
     Runs: the plugin as shipped and the no-op file.
     """
-    from pytest_sessioneval.engine import SessionEvaluation, evaluate, resolve_inputs
+    from pytest_sessioneval.core.engine import SessionEvaluation, evaluate, resolve_inputs
 
     directory = dataset(root, sessions, sessions * 20, seed)
     evaluation = evaluate(*resolve_inputs(directory))

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
-from .engine import (
+from .core.engine import (
     Evaluation,
     InputWarning,
     Selection,
@@ -16,11 +16,11 @@ from .engine import (
     evaluate,
     score_sessions,
 )
-from .rubric import Dimension, DimensionVerdict, Rubric, SessionContext, Verdict
-from .rubric_v1 import RUBRIC_V1
+from .core.rubric import Dimension, DimensionVerdict, Rubric, SessionContext, Verdict
+from .rubrics.rubric_v1 import RUBRIC_V1
 
 if TYPE_CHECKING:
-    from .nodes import SessionEvalInputWarning  # imported when asked (see __getattr__)
+    from .plugin.sessions_file import SessionEvalInputWarning  # imported when asked (see __getattr__)
 
 __all__ = [
     "RUBRIC_V1",
@@ -47,7 +47,7 @@ def __getattr__(name: str) -> object:
     # ``import pytest_sessioneval`` (the scoring API) free of it. Named for -W and
     # filterwarnings: ``ignore::pytest_sessioneval.SessionEvalInputWarning``.
     if name == "SessionEvalInputWarning":
-        from .nodes import SessionEvalInputWarning
+        from .plugin.sessions_file import SessionEvalInputWarning
 
         return SessionEvalInputWarning
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,8 +14,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .rubric import CANNOT_DETERMINE, JUDGE, STATUSES, DimensionVerdict, Rubric
-from .values import exception_text, is_number, show
+from .core.rubric import CANNOT_DETERMINE, JUDGE, STATUSES, DimensionVerdict, Rubric
+from .core.values import exception_text, is_number, show
 
 __all__ = ["Judge", "JudgeContractError", "judge_session"]
 

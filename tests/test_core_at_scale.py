@@ -20,19 +20,19 @@ from typing import Any
 import orjson
 import pytest
 
-from pytest_sessioneval import events as events_module
-from pytest_sessioneval.engine import (
+from pytest_sessioneval.core import events as events_module
+from pytest_sessioneval.core.engine import (
     NoEligibleSession,
     Selection,
     _VerdictPool,
     evaluate,
 )
-from pytest_sessioneval.events import BLOCKED, LOOP_WARNING, EventIndex, read_events
-from pytest_sessioneval.jsonl import InputProblem, decode_object, iter_objects
-from pytest_sessioneval.rubric import DimensionVerdict
-from pytest_sessioneval.sessions import Window
-from pytest_sessioneval.timestamps import _parse, parse_timestamp_ms
-from pytest_sessioneval.values import show
+from pytest_sessioneval.core.events import BLOCKED, LOOP_WARNING, EventIndex, read_events
+from pytest_sessioneval.core.jsonl import InputProblem, decode_object, iter_objects
+from pytest_sessioneval.core.rubric import DimensionVerdict
+from pytest_sessioneval.core.sessions import Window
+from pytest_sessioneval.core.timestamps import _parse, parse_timestamp_ms
+from pytest_sessioneval.core.values import show
 
 # ---------------------------------------------------------------------------
 # Timestamps: the fast path for the common shapes

@@ -24,8 +24,8 @@ import oracle
 import pytest
 
 from pytest_sessioneval import score_sessions
-from pytest_sessioneval.engine import NoEligibleSession, Selection, evaluate
-from pytest_sessioneval.timestamps import parse_timestamp_ms
+from pytest_sessioneval.core.engine import NoEligibleSession, Selection, evaluate
+from pytest_sessioneval.core.timestamps import parse_timestamp_ms
 
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 BASE_MS = 1_784_160_000_000  # 2026-07-16T00:00:00Z

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import metrics_writer, session, write_jsonl, write_raw_lines
 
-from pytest_sessioneval.html_report import (
+from pytest_sessioneval.report.html import (
     ADVISORY_HEADING,
     ReportData,
     SessionRow,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_sessioneval.intervals import (
+from pytest_sessioneval.report.intervals import (
     DimensionRate,
     format_interval,
     format_rate,

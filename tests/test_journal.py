@@ -19,8 +19,8 @@ import pytest
 from conftest import MetricsWriter, gate, session, write_jsonl
 
 from pytest_sessioneval import score_sessions
-from pytest_sessioneval.journal import JournalError, append_records, is_journal, read_journal
-from pytest_sessioneval.record import (
+from pytest_sessioneval.records.journal import JournalError, append_records, is_journal, read_journal
+from pytest_sessioneval.records.schema import (
     InvalidRecord,
     hostname_hash,
     project_submission,
@@ -1074,7 +1074,7 @@ def test_without_posix_locking_an_append_is_refused_and_nothing_is_written(
 def test_the_plugins_load_where_fcntl_is_missing_and_a_journal_run_says_why_it_cannot_append(
     pytester: pytest.Pytester, metrics: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    loads = "import sys; sys.modules['fcntl'] = None; import pytest_sessioneval.plugin, pytest_sessioneval.policy.plugin"
+    loads = "import sys; sys.modules['fcntl'] = None; import pytest_sessioneval.plugin.hooks, pytest_sessioneval.policy.plugin.hooks"
     assert subprocess.run([sys.executable, "-c", loads], capture_output=True, text=True).stderr == ""
     monkeypatch.setitem(sys.modules, "fcntl", None)
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-journal", "eval.jsonl", "--session-eval-model-id", "m")

@@ -12,7 +12,7 @@ import pytest
 from conftest import MetricsWriter, gate, metrics_writer, session
 
 from pytest_sessioneval import RUBRIC_V1, Dimension, Rubric, Verdict, score_sessions
-from pytest_sessioneval.rubric import RubricError
+from pytest_sessioneval.core.rubric import RubricError
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 DETERMINISTIC = ["verification-evidence", "plan-fidelity", "gate-health", "process-safety", "efficiency-kpis"]
@@ -804,7 +804,7 @@ def test_the_api_says_so_when_the_rubric_is_no_rubric(metrics: Path) -> None:
 def test_an_expression_with_many_names_not_known_before_collection_asks_without_trying_every_reading() -> None:
     from _pytest.mark.expression import Expression
 
-    from pytest_sessioneval.selection import _can_hold
+    from pytest_sessioneval.plugin.judge_selection import _can_hold
 
     # No reading selects ("x1 and not x1"), so every one would be tried: 2**30 of them.
     never = Expression.compile(" or ".join(f"(x{i} and not x{i})" for i in range(30)))
@@ -825,7 +825,7 @@ def test_a_rubric_built_wrong_at_import_is_reported_at_the_line_that_builds_it(p
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     report = result.stdout.str() + result.stderr.str()
     assert "conftest.py:3: in <module>" in report
-    assert "E   pytest_sessioneval.rubric.RubricError: rubric 'mine': dimension ids collide: gate-health" in report
+    assert "E   pytest_sessioneval.core.rubric.RubricError: rubric 'mine': dimension ids collide: gate-health" in report
     assert "rubric.py:" not in report.replace("conftest.py", ""), "the check itself is no part of the report"
 
 

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from conftest import NOISY_TEARDOWN, MetricsWriter, gate, metrics_writer, session, write_jsonl
 
-from pytest_sessioneval.naming import escape_name
-from pytest_sessioneval.options import OPTIONS, Option
-from pytest_sessioneval.policy.options import OPTIONS as POLICY_OPTIONS
+from pytest_sessioneval.core.naming import escape_name
+from pytest_sessioneval.plugin.options import OPTIONS, Option
+from pytest_sessioneval.policy.plugin.options import OPTIONS as POLICY_OPTIONS
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 

@@ -10,9 +10,9 @@ import pytest
 from conftest import gate, session, write_jsonl
 
 from pytest_sessioneval import Selection, evaluate, score_sessions
-from pytest_sessioneval.engine import NoEligibleSession, UnidentifiedRecord
-from pytest_sessioneval.rubric_v1 import RUBRIC_V1
-from pytest_sessioneval.timestamps import parse_timestamp_ms
+from pytest_sessioneval.core.engine import NoEligibleSession, UnidentifiedRecord
+from pytest_sessioneval.rubrics.rubric_v1 import RUBRIC_V1
+from pytest_sessioneval.core.timestamps import parse_timestamp_ms
 
 EPOCH_2026_07_16 = 1784160000000
 

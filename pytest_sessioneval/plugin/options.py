@@ -21,7 +21,7 @@ import orjson
 import pytest
 from _pytest.pathlib import bestrelpath, fnmatch_ex
 
-from .values import is_utf8
+from ..core.values import is_utf8
 
 __all__ = [
     "OPTIONS",

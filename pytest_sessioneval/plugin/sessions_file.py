@@ -11,12 +11,12 @@ import pytest
 from _pytest._code.code import TerminalRepr
 from _pytest.pathlib import bestrelpath
 
-from .engine import Evaluation, SessionEvaluation, SkippedSession, UnidentifiedRecord
-from .jsonl import InputProblem
-from .naming import escape_name, unique_name
+from ..core.engine import Evaluation, SessionEvaluation, SkippedSession, UnidentifiedRecord
+from ..core.jsonl import InputProblem
+from ..core.naming import escape_name, unique_name
 from .options import wire_safe
 from .outcomes import VerdictFailed, VerdictUndetermined, markers_for, raise_for
-from .rubric import DimensionVerdict
+from ..core.rubric import DimensionVerdict
 
 __all__ = [
     "DimensionItem",

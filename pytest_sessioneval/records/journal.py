@@ -19,10 +19,10 @@ from typing import Any, Final
 
 import orjson
 
-from .engine import SESSIONS_FILE
-from .jsonl import InputProblem, first_named, iter_objects, opens_json_document
-from .record import RECORD_KIND, InvalidRecord, validate_record
-from .values import is_blank
+from ..core.engine import SESSIONS_FILE
+from ..core.jsonl import InputProblem, first_named, iter_objects, opens_json_document
+from .schema import RECORD_KIND, InvalidRecord, validate_record
+from ..core.values import is_blank
 
 __all__ = ["AppendOutcome", "JournalError", "append_records", "foreign_to_journal", "is_journal", "is_other_object", "read_journal"]
 

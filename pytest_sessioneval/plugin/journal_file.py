@@ -10,15 +10,15 @@ from typing import Any
 import pytest
 from _pytest._code.code import TerminalRepr
 
-from .engine import SessionEvaluation
-from .jsonl import InputProblem
-from .naming import escape_name, unique_name
-from .nodes import _RecordItem
+from ..core.engine import SessionEvaluation
+from ..core.jsonl import InputProblem
+from ..core.naming import escape_name, unique_name
+from .sessions_file import _RecordItem
 from .outcomes import VerdictFailed, VerdictUndetermined, markers_for, raise_for
-from .record import InvalidRecord, validate_record
-from .rubric import JUDGE, Rubric
-from .sessions import eligibility
-from .verification import Drift, diff_dimension, diff_record, render_drift, written_here
+from ..records.schema import InvalidRecord, validate_record
+from ..core.rubric import JUDGE, Rubric
+from ..core.sessions import eligibility
+from ..records.verify import Drift, diff_dimension, diff_record, render_drift, written_here
 
 __all__ = ["JournalFile", "StoredJournal"]
 

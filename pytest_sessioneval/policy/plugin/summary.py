@@ -12,7 +12,7 @@ from typing import Final
 
 import pytest
 
-from .review import CHECKS
+from ..review import CHECKS
 
 __all__ = ["PolicyTally"]
 

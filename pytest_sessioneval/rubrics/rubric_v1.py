@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Final
 
-from .events import BLOCKED, LOOP_WARNING
-from .kpis import KPI_NAMES, duration_source, kpi_notes
-from .rubric import (
+from ..core.events import BLOCKED, LOOP_WARNING
+from ..core.kpis import KPI_NAMES, duration_source, kpi_notes
+from ..core.rubric import (
     CANNOT_DETERMINE,
     FAIL,
     NOT_APPLICABLE,
@@ -24,7 +24,7 @@ from .rubric import (
     Status,
     Verdict,
 )
-from .values import as_double, is_number, show
+from ..core.values import as_double, is_number, show
 
 __all__ = ["GUARD_EMISSION_DISCLOSURE", "PASS_THRESHOLD", "RUBRIC_V1"]
 
@@ -229,7 +229,7 @@ def efficiency_kpis(context: SessionContext) -> Verdict:
     return Verdict(NOT_APPLICABLE, _with_notes(f"Reported, not graded: {values} (duration {source}).", kpi_notes(context.record)))
 
 
-_RUBRIC_TEXT: Final = Path(__file__).with_name("rubrics") / "rubric-v1.md"
+_RUBRIC_TEXT: Final = Path(__file__).with_name("rubric-v1.md")
 
 RUBRIC_V1: Final = Rubric(
     version="rubric-v1",

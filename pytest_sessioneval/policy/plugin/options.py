@@ -6,8 +6,8 @@ from typing import Any, Final
 
 import pytest
 
-from .. import options as shared
-from ..options import Option
+from ...plugin import options as shared
+from ...plugin.options import Option
 
 __all__ = ["OPTIONS", "add_options", "get_option", "on_command_line"]
 

@@ -16,7 +16,7 @@ import pytest
 
 from .options import wire_safe
 
-from .rubric import (
+from ..core.rubric import (
     CANNOT_DETERMINE,
     DETERMINISTIC,
     FAIL,

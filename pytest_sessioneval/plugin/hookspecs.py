@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
-    from .rubric import Rubric
+    from ..core.rubric import Rubric
 
 hookspec = pluggy.HookspecMarker("pytest")
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from . import __version__
-from .engine import SessionEvaluation
-from .record import KPI_FIELDS, recorded_platform, run_id
-from .rubric import DimensionVerdict
+from .. import __version__
+from ..core.engine import SessionEvaluation
+from .schema import KPI_FIELDS, recorded_platform, run_id
+from ..core.rubric import DimensionVerdict
 
 __all__ = ["PLUGIN_VERSION", "Drift", "diff_dimension", "diff_record", "written_here"]
 

@@ -16,8 +16,8 @@ from typing import Any, Final, TypeVar
 
 import pytest
 
-from ..options import OPTIONS as SESSION_OPTIONS
-from ..options import (
+from ...plugin.options import OPTIONS as SESSION_OPTIONS
+from ...plugin.options import (
     absolute,
     add_collection_args,
     as_given,
@@ -36,12 +36,12 @@ from ..options import (
     warn_if_ini_file_was_missed,
     wire_safe,
 )
-from ..jsonl import first_named, opens_json_document
-from ..reporting import index_teardown_reports
-from .manifest import EnvelopeManifest, GoldenManifest
+from ...core.jsonl import first_named, opens_json_document
+from ...plugin.summary import index_teardown_reports
+from ..manifest import EnvelopeManifest, GoldenManifest
 from .nodes import PolicyCheckItem, PolicyDataFile
 from .options import OPTIONS, add_options, get_option, on_command_line
-from .review import (
+from ..review import (
     DataFile,
     DecisionLog,
     EnvelopeSet,

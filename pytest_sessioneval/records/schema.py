@@ -27,10 +27,10 @@ from pydantic import (
 )
 from pydantic.json_schema import WithJsonSchema
 
-from .kpis import KPI_NAMES
-from .rubric import DimensionVerdict, Rubric
-from .timestamps import parse_timestamp_ms
-from .values import is_blank
+from ..core.kpis import KPI_NAMES
+from ..core.rubric import DimensionVerdict, Rubric
+from ..core.timestamps import parse_timestamp_ms
+from ..core.values import is_blank
 
 __all__ = [
     "FORBIDDEN_GLOBAL_SCORE_KEYS",

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from _pytest._code.code import TerminalRepr
 
-from ..options import wire_safe
-from .review import Verdict
+from ...plugin.options import wire_safe
+from ..review import Verdict
 
 __all__ = ["PolicyCheckFailed", "PolicyCheckItem", "PolicyDataFile"]
 

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from _pytest.pathlib import bestrelpath
 
-from . import html_extras
+from . import html_columns as html_extras
 from . import options as opt
-from .engine import (
+from ..core.engine import (
     EVENTS_FILE,
     SESSIONS_FILE,
     Evaluation,
@@ -28,12 +28,12 @@ from .engine import (
     evaluate,
     resolve_inputs,
 )
-from .html_report import ReportData, SessionRow, first_text, is_html_page, write_report
-from .journal import JournalError, append_records, foreign_to_journal, is_journal, read_journal
-from .journal_items import JournalFile, StoredJournal
-from .jsonl import first_few, first_named
-from .judge import Judge, JudgeContractError, judge_session
-from .nodes import SessionsFile, _RecordItem, plain_node_id, tag_groups, warn_problems
+from ..report.html import ReportData, SessionRow, first_text, is_html_page, write_report
+from ..records.journal import JournalError, append_records, foreign_to_journal, is_journal, read_journal
+from .journal_file import JournalFile, StoredJournal
+from ..core.jsonl import first_few, first_named
+from ..judge import Judge, JudgeContractError, judge_session
+from .sessions_file import SessionsFile, _RecordItem, plain_node_id, tag_groups, warn_problems
 from .options import (
     BROKEN_LINK,
     absolute,
@@ -48,15 +48,15 @@ from .options import (
     usage_error,
     wire_safe,
 )
-from .record import MODEL_SOURCES, STANDARD_VERSION, InvalidRecord, build_record, hostname_hash, recorded_platform
-from .reporting import Tally, index_teardown_reports
-from .selection import JudgeSelection
-from .sessions import eligibility
-from .rubric import DimensionVerdict, Rubric, RubricError
-from .rubric_v1 import RUBRIC_V1
-from .timestamps import parse_timestamp_ms
-from .values import JS_WHITESPACE, described, exception_text, is_blank
-from .verification import PLUGIN_VERSION
+from ..records.schema import MODEL_SOURCES, STANDARD_VERSION, InvalidRecord, build_record, hostname_hash, recorded_platform
+from .summary import Tally, index_teardown_reports
+from .judge_selection import JudgeSelection
+from ..core.sessions import eligibility
+from ..core.rubric import DimensionVerdict, Rubric, RubricError
+from ..rubrics.rubric_v1 import RUBRIC_V1
+from ..core.timestamps import parse_timestamp_ms
+from ..core.values import JS_WHITESPACE, described, exception_text, is_blank
+from ..records.verify import PLUGIN_VERSION
 
 __all__ = ["SessionEvalRun"]
 

@@ -23,11 +23,11 @@ import pytest
 from _pytest.mark.expression import Expression
 from _pytest.mark.structures import Mark
 
-from .naming import escape_name
-from .nodes import ITEM_KEYWORD, group_name
+from ..core.naming import escape_name
+from .sessions_file import ITEM_KEYWORD, group_name
 from .options import collection_arg, data_file_node_id, settle_collection_args
 from .outcomes import markers_for
-from .rubric import JUDGE, STATUSES
+from ..core.rubric import JUDGE, STATUSES
 
 __all__ = ["JudgeSelection"]
 

@@ -41,7 +41,7 @@ from .intervals import (
     ranking_note,
     wilson_interval,
 )
-from .rubric import (
+from ..core.rubric import (
     CANNOT_DETERMINE,
     DETERMINISTIC,
     FAIL,
@@ -49,11 +49,11 @@ from .rubric import (
     PASS,
     STATUSES,
 )
-from .timestamps import parse_timestamp_ms
-from .values import show
+from ..core.timestamps import parse_timestamp_ms
+from ..core.values import show
 
 if TYPE_CHECKING:
-    from .engine import SessionEvaluation
+    from ..core.engine import SessionEvaluation
 
 __all__ = [
     "ADVISORY_HEADING",

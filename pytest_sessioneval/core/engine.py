@@ -20,7 +20,7 @@ from .jsonl import InputProblem, InputWarning, decode_object, first_few, iter_li
 from .kpis import extract_kpis
 from .peers import PeerIndex, Peers
 from .rubric import DimensionVerdict, Method, Rubric, RubricError, SessionContext, Status
-from .rubric_v1 import RUBRIC_V1
+from ..rubrics.rubric_v1 import RUBRIC_V1
 from .sessions import (
     Window,
     eligibility,

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from .intervals import DimensionRate, format_rate, ranking_note
-from .naming import escape_name
-from .nodes import ITEM_KEYWORD
+from ..report.intervals import DimensionRate, format_rate, ranking_note
+from ..core.naming import escape_name
+from .sessions_file import ITEM_KEYWORD
 from .options import wire_safe
-from .rubric import FAIL, PASS, STATUSES
+from ..core.rubric import FAIL, PASS, STATUSES
 
 __all__ = ["Tally"]
 

@@ -1,0 +1,1 @@
+"""The pytest layer of policy evals (the ``sessioneval-policy`` entry point is ``hooks``)."""
