@@ -313,7 +313,11 @@ def pytest_layer(root: Path, sessions: int, seed: int, repeat: int) -> tuple[int
 
     Runs: the plugin as shipped and the no-op file.
     """
-    from pytest_sessioneval.core.engine import SessionEvaluation, evaluate, resolve_inputs
+    from pytest_sessioneval.core.engine import (
+        SessionEvaluation,
+        evaluate,
+        resolve_inputs,
+    )
 
     directory = dataset(root, sessions, sessions * 20, seed)
     evaluation = evaluate(*resolve_inputs(directory))

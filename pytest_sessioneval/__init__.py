@@ -20,7 +20,9 @@ from .core.rubric import Dimension, DimensionVerdict, Rubric, SessionContext, Ve
 from .rubrics.rubric_v1 import RUBRIC_V1
 
 if TYPE_CHECKING:
-    from .plugin.sessions_file import SessionEvalInputWarning  # imported when asked (see __getattr__)
+    from .plugin.sessions_file import (
+        SessionEvalInputWarning,  # imported when asked (see __getattr__)
+    )
 
 __all__ = [
     "RUBRIC_V1",

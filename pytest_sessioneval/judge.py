@@ -15,7 +15,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .core.rubric import CANNOT_DETERMINE, JUDGE, STATUSES, DimensionVerdict, Rubric
-from .core.values import exception_text, is_number, show
+from .core.text import exception_text, show
+from .core.values import is_number
 
 __all__ = ["Judge", "JudgeContractError", "judge_session"]
 

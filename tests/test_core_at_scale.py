@@ -27,12 +27,17 @@ from pytest_sessioneval.core.engine import (
     _VerdictPool,
     evaluate,
 )
-from pytest_sessioneval.core.events import BLOCKED, LOOP_WARNING, EventIndex, read_events
+from pytest_sessioneval.core.events import (
+    BLOCKED,
+    LOOP_WARNING,
+    EventIndex,
+    read_events,
+)
 from pytest_sessioneval.core.jsonl import InputProblem, decode_object, iter_objects
 from pytest_sessioneval.core.rubric import DimensionVerdict
 from pytest_sessioneval.core.sessions import Window
+from pytest_sessioneval.core.text import show
 from pytest_sessioneval.core.timestamps import _parse, parse_timestamp_ms
-from pytest_sessioneval.core.values import show
 
 # ---------------------------------------------------------------------------
 # Timestamps: the fast path for the common shapes

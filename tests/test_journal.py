@@ -19,7 +19,12 @@ import pytest
 from conftest import MetricsWriter, gate, session, write_jsonl
 
 from pytest_sessioneval import score_sessions
-from pytest_sessioneval.records.journal import JournalError, append_records, is_journal, read_journal
+from pytest_sessioneval.records.journal import (
+    JournalError,
+    append_records,
+    is_journal,
+    read_journal,
+)
 from pytest_sessioneval.records.schema import (
     InvalidRecord,
     hostname_hash,

@@ -12,8 +12,13 @@ import pytest
 from conftest import session, write_jsonl
 
 from pytest_sessioneval import InputWarning, score_sessions
-from pytest_sessioneval.core.jsonl import _decode_deep, _parse_int, _reject_constant, decode_object, first_few
-from pytest_sessioneval.core.values import show
+from pytest_sessioneval.core.jsonl import (
+    _decode_deep,
+    _parse_int,
+    _reject_constant,
+    decode_object,
+)
+from pytest_sessioneval.core.text import first_few, show
 
 
 def _typed(value: Any) -> Any:

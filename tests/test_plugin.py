@@ -11,7 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import NOISY_TEARDOWN, MetricsWriter, gate, metrics_writer, session, write_jsonl
+from conftest import (
+    NOISY_TEARDOWN,
+    MetricsWriter,
+    gate,
+    metrics_writer,
+    session,
+    write_jsonl,
+)
 
 from pytest_sessioneval.core.naming import escape_name
 from pytest_sessioneval.plugin.options import OPTIONS, Option

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
-import os
 import fnmatch
+import hashlib
 import json
+import os
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path

@@ -11,8 +11,8 @@ from conftest import gate, session, write_jsonl
 
 from pytest_sessioneval import Selection, evaluate, score_sessions
 from pytest_sessioneval.core.engine import NoEligibleSession, UnidentifiedRecord
-from pytest_sessioneval.rubrics.rubric_v1 import RUBRIC_V1
 from pytest_sessioneval.core.timestamps import parse_timestamp_ms
+from pytest_sessioneval.rubrics.rubric_v1 import RUBRIC_V1
 
 EPOCH_2026_07_16 = 1784160000000
 

@@ -15,12 +15,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Union
 
+from ..rubrics.rubric_v1 import RUBRIC_V1
 from .events import read_events
-from .jsonl import InputProblem, InputWarning, decode_object, first_few, iter_lines
+from .jsonl import InputProblem, InputWarning, decode_object, iter_lines
 from .kpis import extract_kpis
 from .peers import PeerIndex, Peers
-from .rubric import DimensionVerdict, Method, Rubric, RubricError, SessionContext, Status
-from ..rubrics.rubric_v1 import RUBRIC_V1
+from .rubric import (
+    DimensionVerdict,
+    Method,
+    Rubric,
+    RubricError,
+    SessionContext,
+    Status,
+)
 from .sessions import (
     Window,
     eligibility,
@@ -28,6 +35,7 @@ from .sessions import (
     session_id_problem,
     session_window,
 )
+from .text import first_few
 from .timestamps import parse_timestamp_ms
 
 __all__ = [

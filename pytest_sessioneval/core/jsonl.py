@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from json.decoder import scanstring  # type: ignore[attr-defined]  # the C string reader
 from pathlib import Path
@@ -18,7 +18,6 @@ __all__ = [
     "FirstNamed",
     "InputProblem",
     "decode_object",
-    "first_few",
     "first_named",
     "iter_objects",
     "opens_json_document",
@@ -35,20 +34,6 @@ class InputProblem:
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.message}"
-
-
-#: How many unusable lines a one-line account names (the summary, ``score_sessions``'s warning).
-NAMED_PROBLEMS: Final = 3
-
-
-def first_few(names: Sequence[str], limit: int = NAMED_PROBLEMS, separator: str = ", ") -> str:
-    """The first ``limit`` names, then how many more there are: ``a, b, c and 4 more``.
-
-    Every one-line account of many lines or groups is worded this way, so that it stays
-    short however many there are (``separator`` parts names that hold commas themselves).
-    """
-    shown = separator.join(names[:limit])
-    return shown if len(names) <= limit else f"{shown} and {len(names) - limit} more"
 
 
 class InputWarning(UserWarning):

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from .sessions import Window
-from .values import SAFE_INTEGER, as_double, show
+from .text import show
+from .values import SAFE_INTEGER, as_double
 
 __all__ = ["KPI_NAMES", "extract_kpis", "duration_source", "kpi_notes"]
 

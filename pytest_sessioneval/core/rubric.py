@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from .values import described, exception_text, is_blank, is_number
+from .text import described, exception_text
+from .values import is_blank, is_number
 
 if TYPE_CHECKING:
     from .events import EventIndex

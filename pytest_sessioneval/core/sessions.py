@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, TypeGuard
 
+from .text import show
 from .timestamps import parse_timestamp_ms
-from .values import is_blank, is_number, is_truthy, show
+from .values import is_blank, is_number, is_truthy
 
 __all__ = [
     "Window",

@@ -15,8 +15,6 @@ from typing import Any
 import pytest
 from _pytest.pathlib import bestrelpath
 
-from . import html_columns as html_extras
-from . import options as opt
 from ..core.engine import (
     EVENTS_FILE,
     SESSIONS_FILE,
@@ -28,17 +26,40 @@ from ..core.engine import (
     evaluate,
     resolve_inputs,
 )
-from ..report.html import ReportData, SessionRow, first_text, is_html_page, write_report
-from ..records.journal import JournalError, append_records, foreign_to_journal, is_journal, read_journal
-from .journal_file import JournalFile, StoredJournal
-from ..core.jsonl import first_few, first_named
+from ..core.jsonl import first_named
+from ..core.rubric import DimensionVerdict, Rubric, RubricError
+from ..core.sessions import eligibility
+from ..core.text import described, exception_text, first_few
+from ..core.timestamps import parse_timestamp_ms
+from ..core.values import JS_WHITESPACE, is_blank
 from ..judge import Judge, JudgeContractError, judge_session
-from .sessions_file import SessionsFile, _RecordItem, plain_node_id, tag_groups, warn_problems
+from ..records.journal import (
+    JournalError,
+    append_records,
+    foreign_to_journal,
+    is_journal,
+    read_journal,
+)
+from ..records.schema import (
+    MODEL_SOURCES,
+    STANDARD_VERSION,
+    InvalidRecord,
+    build_record,
+    hostname_hash,
+    recorded_platform,
+)
+from ..records.verify import PLUGIN_VERSION
+from ..report.html import ReportData, SessionRow, first_text, is_html_page, write_report
+from ..rubrics.rubric_v1 import RUBRIC_V1
+from . import html_columns as html_extras
+from . import options as opt
+from .journal_file import JournalFile, StoredJournal
+from .judge_selection import JudgeSelection
 from .options import (
     BROKEN_LINK,
     absolute,
-    claim_files,
     add_collection_args,
+    claim_files,
     data_file_node_id,
     file_identity,
     not_a_file,
@@ -48,15 +69,14 @@ from .options import (
     usage_error,
     wire_safe,
 )
-from ..records.schema import MODEL_SOURCES, STANDARD_VERSION, InvalidRecord, build_record, hostname_hash, recorded_platform
+from .sessions_file import (
+    SessionsFile,
+    _RecordItem,
+    plain_node_id,
+    tag_groups,
+    warn_problems,
+)
 from .summary import Tally, index_teardown_reports
-from .judge_selection import JudgeSelection
-from ..core.sessions import eligibility
-from ..core.rubric import DimensionVerdict, Rubric, RubricError
-from ..rubrics.rubric_v1 import RUBRIC_V1
-from ..core.timestamps import parse_timestamp_ms
-from ..core.values import JS_WHITESPACE, described, exception_text, is_blank
-from ..records.verify import PLUGIN_VERSION
 
 __all__ = ["SessionEvalRun"]
 

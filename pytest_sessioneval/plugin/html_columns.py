@@ -17,9 +17,9 @@ from typing import Any, Final
 
 import pytest
 
+from ..core.rubric import JUDGE
 from ..report.html import html_text
 from .sessions_file import ITEM_KEYWORD
-from ..core.rubric import JUDGE
 
 __all__ = ["PLUGIN_NAME", "HtmlColumns", "add_files", "register", "verdict_and_evidence"]
 

@@ -13,12 +13,18 @@ from _pytest._code.code import TerminalRepr
 from ..core.engine import SessionEvaluation
 from ..core.jsonl import InputProblem
 from ..core.naming import escape_name, unique_name
-from .sessions_file import _RecordItem
-from .outcomes import VerdictFailed, VerdictUndetermined, markers_for, raise_for
-from ..records.schema import InvalidRecord, validate_record
 from ..core.rubric import JUDGE, Rubric
 from ..core.sessions import eligibility
-from ..records.verify import Drift, diff_dimension, diff_record, render_drift, written_here
+from ..records.schema import InvalidRecord, validate_record
+from ..records.verify import (
+    Drift,
+    diff_dimension,
+    diff_record,
+    render_drift,
+    written_here,
+)
+from .outcomes import VerdictFailed, VerdictUndetermined, markers_for, raise_for
+from .sessions_file import _RecordItem
 
 __all__ = ["JournalFile", "StoredJournal"]
 

@@ -24,10 +24,10 @@ from _pytest.mark.expression import Expression
 from _pytest.mark.structures import Mark
 
 from ..core.naming import escape_name
-from .sessions_file import ITEM_KEYWORD, group_name
+from ..core.rubric import JUDGE, STATUSES
 from .options import collection_arg, data_file_node_id, settle_collection_args
 from .outcomes import markers_for
-from ..core.rubric import JUDGE, STATUSES
+from .sessions_file import ITEM_KEYWORD, group_name
 
 __all__ = ["JudgeSelection"]
 

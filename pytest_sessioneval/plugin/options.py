@@ -21,7 +21,7 @@ import orjson
 import pytest
 from _pytest.pathlib import bestrelpath, fnmatch_ex
 
-from ..core.values import is_utf8
+from ..core.text import is_utf8, wire_safe
 
 __all__ = [
     "OPTIONS",
@@ -452,21 +452,6 @@ def path_kind(flag: str, path: Path) -> str | None:
 def not_a_file(kind: str | None) -> str:
     """Why a path of this ``stat_kind`` (something, but no regular file) cannot be read."""
     return "a broken symbolic link" if kind == BROKEN_LINK else "not a file"
-
-
-def wire_safe(value: Any) -> Any:
-    """``value`` with every string encodable as UTF-8, as xdist's wire format needs.
-
-    JSON text may hold lone surrogate escapes (``"\\ud800"``), which Python keeps
-    in its strings but UTF-8 cannot carry: they travel as the escape's text.
-    """
-    if isinstance(value, str):
-        return value if is_utf8(value) else value.encode("utf-8", "backslashreplace").decode("utf-8")
-    if isinstance(value, dict):
-        return {wire_safe(key): wire_safe(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(wire_safe(item) for item in value)
-    return value
 
 
 class WireSafeReports:

@@ -14,8 +14,6 @@ from typing import Final
 
 import pytest
 
-from .options import wire_safe
-
 from ..core.rubric import (
     CANNOT_DETERMINE,
     DETERMINISTIC,
@@ -26,6 +24,7 @@ from ..core.rubric import (
     Method,
     Status,
 )
+from ..core.text import wire_safe
 
 __all__ = ["ADVISORY", "OUTCOME", "VerdictFailed", "VerdictUndetermined", "markers_for", "raise_for"]
 

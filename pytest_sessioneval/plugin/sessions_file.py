@@ -11,12 +11,17 @@ import pytest
 from _pytest._code.code import TerminalRepr
 from _pytest.pathlib import bestrelpath
 
-from ..core.engine import Evaluation, SessionEvaluation, SkippedSession, UnidentifiedRecord
+from ..core.engine import (
+    Evaluation,
+    SessionEvaluation,
+    SkippedSession,
+    UnidentifiedRecord,
+)
 from ..core.jsonl import InputProblem
 from ..core.naming import escape_name, unique_name
-from .options import wire_safe
-from .outcomes import VerdictFailed, VerdictUndetermined, markers_for, raise_for
 from ..core.rubric import DimensionVerdict
+from ..core.text import wire_safe
+from .outcomes import VerdictFailed, VerdictUndetermined, markers_for, raise_for
 
 __all__ = [
     "DimensionItem",

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from ..report.intervals import DimensionRate, format_rate, ranking_note
 from ..core.naming import escape_name
-from .sessions_file import ITEM_KEYWORD
-from .options import wire_safe
 from ..core.rubric import FAIL, PASS, STATUSES
+from ..core.text import wire_safe
+from ..report.intervals import DimensionRate, format_rate, ranking_note
+from .sessions_file import ITEM_KEYWORD
 
 __all__ = ["Tally"]
 

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Final, Literal, get_origin
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
-from ..plugin.options import wire_safe
+from ..core.text import wire_safe
 
 __all__ = ["FieldCheck", "FieldProblem", "check_fields", "field_rules", "reason_of", "show_value", "show_path"]
 

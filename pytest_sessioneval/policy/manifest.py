@@ -26,8 +26,8 @@ from pydantic import (
     model_validator,
 )
 
-from ..core.jsonl import first_few
 from ..core.naming import unique_name
+from ..core.text import first_few
 from .envelope import FIELDS as SCENARIO_FIELDS
 from .envelope import Count, Text, no_repeats
 from .fields import show_path

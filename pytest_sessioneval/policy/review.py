@@ -20,12 +20,19 @@ from typing import Any, ClassVar, Final, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..core.jsonl import first_few
 from ..core.naming import escape_name, unique_name
+from ..core.text import first_few, is_utf8
+from ..core.values import is_blank
 from ..plugin.options import BROKEN_LINK, stat_kind
-from ..core.values import is_blank, is_utf8
 from .envelope import INVARIANTS, ScenarioRecord
-from .fields import FieldCheck, check_fields, reason_of, show_path, show_text, show_value
+from .fields import (
+    FieldCheck,
+    check_fields,
+    reason_of,
+    show_path,
+    show_text,
+    show_value,
+)
 from .golden import GoldenCase, rationale_breach
 from .manifest import (
     DEFAULT_GOLDEN_MANIFEST,

@@ -21,8 +21,8 @@ import orjson
 
 from ..core.engine import SESSIONS_FILE
 from ..core.jsonl import InputProblem, first_named, iter_objects, opens_json_document
-from .schema import RECORD_KIND, InvalidRecord, validate_record
 from ..core.values import is_blank
+from .schema import RECORD_KIND, InvalidRecord, validate_record
 
 __all__ = ["AppendOutcome", "JournalError", "append_records", "foreign_to_journal", "is_journal", "is_other_object", "read_journal"]
 

@@ -14,8 +14,8 @@ from typing import Any, Final
 
 from .. import __version__
 from ..core.engine import SessionEvaluation
-from .schema import KPI_FIELDS, recorded_platform, run_id
 from ..core.rubric import DimensionVerdict
+from .schema import KPI_FIELDS, recorded_platform, run_id
 
 __all__ = ["PLUGIN_VERSION", "Drift", "diff_dimension", "diff_record", "written_here"]
 

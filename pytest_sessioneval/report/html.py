@@ -34,13 +34,6 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from .intervals import (
-    DimensionRate,
-    format_interval,
-    format_rate,
-    ranking_note,
-    wilson_interval,
-)
 from ..core.rubric import (
     CANNOT_DETERMINE,
     DETERMINISTIC,
@@ -49,8 +42,15 @@ from ..core.rubric import (
     PASS,
     STATUSES,
 )
+from ..core.text import show
 from ..core.timestamps import parse_timestamp_ms
-from ..core.values import show
+from .intervals import (
+    DimensionRate,
+    format_interval,
+    format_rate,
+    ranking_note,
+    wilson_interval,
+)
 
 if TYPE_CHECKING:
     from ..core.engine import SessionEvaluation

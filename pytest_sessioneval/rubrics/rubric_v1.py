@@ -24,7 +24,8 @@ from ..core.rubric import (
     Status,
     Verdict,
 )
-from ..core.values import as_double, is_number, show
+from ..core.text import show
+from ..core.values import as_double, is_number
 
 __all__ = ["GUARD_EMISSION_DISCLOSURE", "PASS_THRESHOLD", "RUBRIC_V1"]
 

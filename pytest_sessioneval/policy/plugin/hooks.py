@@ -16,6 +16,7 @@ from typing import Any, Final, TypeVar
 
 import pytest
 
+from ...core.jsonl import first_named, opens_json_document
 from ...plugin.options import OPTIONS as SESSION_OPTIONS
 from ...plugin.options import (
     absolute,
@@ -36,11 +37,8 @@ from ...plugin.options import (
     warn_if_ini_file_was_missed,
     wire_safe,
 )
-from ...core.jsonl import first_named, opens_json_document
 from ...plugin.summary import index_teardown_reports
 from ..manifest import EnvelopeManifest, GoldenManifest
-from .nodes import PolicyCheckItem, PolicyDataFile
-from .options import OPTIONS, add_options, get_option, on_command_line
 from ..review import (
     DataFile,
     DecisionLog,
@@ -52,6 +50,8 @@ from ..review import (
     review_envelope_set,
     review_golden_set,
 )
+from .nodes import PolicyCheckItem, PolicyDataFile
+from .options import OPTIONS, add_options, get_option, on_command_line
 from .summary import PolicyTally
 
 __all__ = ["PolicyRun", "RUN_KEY"]

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from _pytest._code.code import TerminalRepr
 
-from ...plugin.options import wire_safe
+from ...core.text import wire_safe
 from ..review import Verdict
 
 __all__ = ["PolicyCheckFailed", "PolicyCheckItem", "PolicyDataFile"]
