@@ -18,11 +18,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from pytest_sessioneval.core.engine import SkippedSession, evaluate, resolve_inputs
-from pytest_sessioneval.report.html import ReportData, SessionRow, write_report
-from pytest_sessioneval.records.schema import STANDARD_VERSION
-from pytest_sessioneval.rubrics.rubric_v1 import RUBRIC_V1
-from pytest_sessioneval.records.verify import PLUGIN_VERSION
+from pytest_sessioneval import RUBRIC_V1, SkippedSession, evaluate, resolve_inputs
+from pytest_sessioneval.records import PLUGIN_VERSION, STANDARD_VERSION
+from pytest_sessioneval.report import ReportData, SessionRow, write_report
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "metrics"

@@ -9,20 +9,20 @@ __version__ = "0.1.0"
 from .core.engine import (
     Evaluation,
     InputWarning,
+    NoEligibleSession,
     Selection,
     SessionEvaluation,
     SkippedSession,
     UnidentifiedRecord,
     evaluate,
+    resolve_inputs,
     score_sessions,
 )
 from .core.rubric import Dimension, DimensionVerdict, Rubric, SessionContext, Verdict
-from .rubrics.rubric_v1 import RUBRIC_V1
+from .rubrics import RUBRIC_V1
 
 if TYPE_CHECKING:
-    from .plugin.sessions_file import (
-        SessionEvalInputWarning,  # imported when asked (see __getattr__)
-    )
+    from .plugin.input_warnings import SessionEvalInputWarning  # imported when asked (see __getattr__)
 
 __all__ = [
     "RUBRIC_V1",
@@ -30,6 +30,7 @@ __all__ = [
     "DimensionVerdict",
     "Evaluation",
     "InputWarning",
+    "NoEligibleSession",
     "Rubric",
     "SessionContext",
     "SessionEvaluation",
@@ -40,6 +41,7 @@ __all__ = [
     "Verdict",
     "__version__",
     "evaluate",
+    "resolve_inputs",
     "score_sessions",
 ]
 
@@ -49,7 +51,7 @@ def __getattr__(name: str) -> object:
     # ``import pytest_sessioneval`` (the scoring API) free of it. Named for -W and
     # filterwarnings: ``ignore::pytest_sessioneval.SessionEvalInputWarning``.
     if name == "SessionEvalInputWarning":
-        from .plugin.sessions_file import SessionEvalInputWarning
+        from .plugin.input_warnings import SessionEvalInputWarning
 
         return SessionEvalInputWarning
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

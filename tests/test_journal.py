@@ -19,19 +19,17 @@ import pytest
 from conftest import MetricsWriter, gate, session, write_jsonl
 
 from pytest_sessioneval import score_sessions
-from pytest_sessioneval.records.journal import (
+from pytest_sessioneval.records import (
+    InvalidRecord,
     JournalError,
     append_records,
-    is_journal,
-    read_journal,
-)
-from pytest_sessioneval.records.schema import (
-    InvalidRecord,
     hostname_hash,
     project_submission,
+    read_journal,
     record_json_schema,
     validate_record,
 )
+from pytest_sessioneval.records.journal import is_journal
 
 SHA = "ba87f2c2099def7b37b9cf343cef80529a73f67b4f77b3209604788c16357c8d"
 STAMP = "2026-08-01T00:00:00.000Z"

@@ -17,6 +17,7 @@ from typing import Any, Final, Union
 
 from ..rubrics.rubric_v1 import RUBRIC_V1
 from .events import read_events
+from .io import find_beside
 from .jsonl import InputProblem, InputWarning, decode_object, iter_lines
 from .kpis import extract_kpis
 from .peers import PeerIndex, Peers
@@ -51,8 +52,9 @@ __all__ = [
     "score_sessions",
 ]
 
-SESSIONS_FILE = "sessions.jsonl"
-EVENTS_FILE = "events.jsonl"
+#: The files of a metrics directory (each also read gzipped: ``core.io.spellings``).
+SESSIONS_FILE: Final = "sessions.jsonl"
+EVENTS_FILE: Final = "events.jsonl"
 
 
 class NoEligibleSession(LookupError):
@@ -166,11 +168,12 @@ class Evaluation:
 
 
 def resolve_inputs(path: Path, events: Path | None = None) -> tuple[Path, Path | None]:
-    """``(sessions.jsonl, events.jsonl or None)`` for a file or a metrics directory."""
-    sessions = path / SESSIONS_FILE if path.is_dir() else path
+    """``(sessions.jsonl, events.jsonl or None)`` for a file or a metrics directory (either
+    file may be gzipped: ``sessions.jsonl.gz``)."""
+    sessions = (find_beside(path, SESSIONS_FILE) or path / SESSIONS_FILE) if path.is_dir() else path
     if events is None:
-        beside = sessions.parent / EVENTS_FILE
-        events = beside if beside.is_file() else None
+        beside = find_beside(sessions.parent, EVENTS_FILE)
+        events = beside if beside is not None and beside.is_file() else None
     return sessions, events
 
 

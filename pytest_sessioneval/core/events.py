@@ -25,6 +25,7 @@ from typing import Any, Final
 
 import orjson
 
+from .io import open_input
 from .jsonl import InputProblem, decode_object, iter_lines, iter_objects
 from .sessions import Window
 from .timestamps import parse_timestamp_ms
@@ -293,7 +294,7 @@ def _scan(path: Path, problems: list[InputProblem], collector: _Collector) -> bo
     line_base = 1  # number of the first line in the buffer
     buffer = bytearray(_CHUNK)
     filled = 0  # bytes of the buffer that hold file data
-    with open(path, "rb", buffering=0) as stream:
+    with open_input(path, buffered=False) as stream:
         while True:
             if filled == len(buffer):
                 buffer.extend(bytes(len(buffer)))  # a line longer than the buffer

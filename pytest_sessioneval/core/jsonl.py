@@ -12,6 +12,7 @@ from typing import Any, Final, NamedTuple
 
 import orjson
 
+from .io import read_lines
 from .values import is_blank
 
 __all__ = [
@@ -210,13 +211,13 @@ def opens_json_document(path: Path) -> bool:
     objects, or one whose line ends inside a string, is JSON Lines that a crash or a raw
     newline damaged.) Raises ``OSError`` when the file cannot be read."""
     opening: list[bytes] = []
-    with open(path, "rb") as stream:
-        for raw in stream:
-            line = raw.strip().removeprefix(b"\xef\xbb\xbf").strip()
-            if line:
-                opening.append(line)
-                if len(opening) == 2:
-                    break
+    for _, raw in read_lines(path):
+        assert isinstance(raw, bytes)
+        line = raw.strip().removeprefix(b"\xef\xbb\xbf").strip()
+        if line:
+            opening.append(line)
+            if len(opening) == 2:
+                break
     if not opening:
         return False
     first = opening[0]
@@ -274,18 +275,18 @@ def iter_lines(
 ) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
     """Like ``iter_objects``, with each line's bytes (``decode_object`` of them gives the object)."""
     loads, decode_error = orjson.loads, orjson.JSONDecodeError
-    with open(path, "rb") as stream:
-        for number, raw in enumerate(stream, 1):
-            # The common case first, inline: a line orjson reads as an object.
-            try:
-                decoded = loads(raw)
-            except decode_error:
-                decoded = None
-            if type(decoded) is not dict:
-                if not raw or raw.isspace() or is_blank(raw.decode("utf-8", "replace")):
-                    continue  # blank: nothing but whitespace as JavaScript's trim() sees it
-                decoded = decode_object(raw)
-                if type(decoded) is str:
-                    problems.append(InputProblem(str(path), number, decoded))
-                    continue
-            yield number, raw, decoded  # type: ignore[misc]
+    for number, raw in read_lines(path):
+        assert type(raw) is bytes
+        # The common case first, inline: a line orjson reads as an object.
+        try:
+            decoded = loads(raw)
+        except decode_error:
+            decoded = None
+        if type(decoded) is not dict:
+            if not raw or raw.isspace() or is_blank(raw.decode("utf-8", "replace")):
+                continue  # blank: nothing but whitespace as JavaScript's trim() sees it
+            decoded = decode_object(raw)
+            if type(decoded) is str:
+                problems.append(InputProblem(str(path), number, decoded))
+                continue
+        yield number, raw, decoded  # type: ignore[misc]

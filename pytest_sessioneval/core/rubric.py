@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from .io import read_bytes
 from .text import described, exception_text
 from .values import is_blank, is_number
 
@@ -161,7 +162,7 @@ class Rubric:
     def sha256(self) -> str:
         """sha256 of the rubric text, read once: the hash every record carries."""
         if not self._sha256:
-            self._sha256.append(hashlib.sha256(self.text_path.read_bytes()).hexdigest())
+            self._sha256.append(hashlib.sha256(read_bytes(self.text_path)).hexdigest())
         return self._sha256[0]
 
     def score(

@@ -19,7 +19,7 @@ import pytest
 
 from ..core.rubric import JUDGE
 from ..report.html import html_text
-from .sessions_file import ITEM_KEYWORD
+from .facts import ITEM_KEYWORD, ItemFacts
 
 __all__ = ["PLUGIN_NAME", "HtmlColumns", "add_files", "register", "verdict_and_evidence"]
 
@@ -35,14 +35,14 @@ def verdict_and_evidence(user_properties: Iterable[tuple[str, Any]]) -> tuple[st
     A judge verdict is marked advisory; a session that is not scored shows
     ``not scored`` and the reason.
     """
-    props = dict(user_properties)
-    status = props.get("status")
-    if status is not None and "dimension" in props:
-        verdict = str(status) + (" (advisory judge)" if props.get("method") == JUDGE else "")
-        evidence = props.get("evidence")
-        return verdict, "" if evidence is None else str(evidence)
-    if props.get("eligible") is False:
-        return "not scored", str(props.get("reason") or "")
+    facts = ItemFacts.from_properties(user_properties)
+    if facts is None:
+        return "", ""
+    if facts.is_verdict and facts.status is not None:
+        verdict = str(facts.status) + (" (advisory judge)" if facts.method == JUDGE else "")
+        return verdict, "" if facts.evidence is None else str(facts.evidence)
+    if facts.kind == "not-scored":
+        return "not scored", str(facts.reason or "")
     return "", ""
 
 

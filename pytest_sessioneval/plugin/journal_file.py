@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from _pytest._code.code import TerminalRepr
 
 from ..core.engine import SessionEvaluation
 from ..core.jsonl import InputProblem
@@ -23,38 +20,25 @@ from ..records.verify import (
     render_drift,
     written_here,
 )
+from .facts import ItemFacts, Kind
+from .items import DataFile, RecordItem
+from .journals import StoredJournal
 from .outcomes import VerdictFailed, VerdictUndetermined, markers_for, raise_for
-from .sessions_file import _RecordItem
 
-__all__ = ["JournalFile", "StoredJournal"]
+if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr
 
-
-@dataclass
-class StoredJournal:
-    """A journal's records, read once, and (for re-verification) the fresh evaluations."""
-
-    path: Path
-    records: list[tuple[int, dict[str, Any]]]
-    problems: list[InputProblem] = field(default_factory=list)
-    looked_past: list[int] = field(default_factory=list)  # lines of other objects (notes, other kinds)
-    verify: bool = False
-    fresh: dict[tuple[str, str], SessionEvaluation] = field(default_factory=dict)  # (rubric version, session id)
-    # The same key -> file:line of each scoring, for a session that sessions files given score differently.
-    scored_apart: dict[tuple[str, str], list[str]] = field(default_factory=dict)
-    rubrics: dict[str, Rubric] = field(default_factory=dict)
+__all__ = ["JournalFile"]
 
 
-class JournalFile(pytest.File):
+class JournalFile(DataFile):
     """An ``eval.jsonl``: one item per stored dimension of every record."""
 
     def __init__(self, *, journal: StoredJournal, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.journal = journal
 
-    def _child(self, kind: type[_RecordItem], name: str, **kwargs: Any) -> _RecordItem:
-        return kind.from_parent(self, name=name, nodeid=f"{self.nodeid}::{name}", **kwargs)
-
-    def collect(self) -> Iterator[_RecordItem]:
+    def collect(self) -> Iterator[RecordItem]:
         taken: set[str] = set()
         # Re-verified, a line that holds no readable record is one that cannot be: it fails
         # (as input, it is a warning, as any unusable line of the metrics is).
@@ -70,7 +54,7 @@ class JournalFile(pytest.File):
             except InvalidRecord as exc:
                 # Its name is taken like a run_id's: a record whose run_id spells "line-N" keeps its own.
                 where = unique_name(taken, lambda n: f"line-{line}" if n == 1 else f"line-{line}~{n - 1}")
-                yield self._child(InvalidRecordItem, f"{where}[invalid-record]", line=line, error=exc)
+                yield self.child(InvalidRecordItem, f"{where}[invalid-record]", line=line, error=exc)
                 continue
             # A run_id another line holds too (journals joined by hand) gets "@line-<N>".
             run = escape_name(record["run_id"])
@@ -79,17 +63,17 @@ class JournalFile(pytest.File):
                 yield from self._verification_items(line, record, base)
                 continue
             for name, dimension in _named(base, record["dimensions"]):
-                yield self._child(StoredDimensionItem, name, line=line, record=record, dimension=dimension)
+                yield self.child(StoredDimensionItem, name, line=line, record=record, dimension=dimension)
         while pending is not None:
             yield self._unreadable(taken, pending)
             pending = next(unreadable, None)
 
-    def _unreadable(self, taken: set[str], problem: InputProblem) -> _RecordItem:
+    def _unreadable(self, taken: set[str], problem: InputProblem) -> RecordItem:
         where = unique_name(taken, lambda n: f"line-{problem.line}" if n == 1 else f"line-{problem.line}~{n - 1}")
         why = problem.message.removesuffix("; line skipped")  # (as a warning says it; here it fails)
-        return self._child(UnreadableRecordItem, f"{where}[unreadable]", line=problem.line, problem=why)
+        return self.child(UnreadableRecordItem, f"{where}[unreadable]", line=problem.line, problem=why)
 
-    def _verification_items(self, line: int, record: dict[str, Any], base: str) -> Iterator[_RecordItem]:
+    def _verification_items(self, line: int, record: dict[str, Any], base: str) -> Iterator[RecordItem]:
         rubric = self.journal.rubrics.get(record["rubric_version"])
         fresh = self.journal.fresh.get((record["rubric_version"], record["session_id"]))
         problem = None
@@ -119,7 +103,7 @@ class JournalFile(pytest.File):
         for name, dimension in _named(base, record["dimensions"]):
             names.add(name)
             stored_ids.append(dimension["id"])
-            yield self._child(
+            yield self.child(
                 VerifiedDimensionItem,
                 name,
                 line=line,
@@ -133,7 +117,7 @@ class JournalFile(pytest.File):
                 if verdict.id not in stored_ids:
                     label = escape_name(verdict.id)
                     name = unique_name(names, lambda n: f"{base}[{label}]" if n == 1 else f"{base}[{label}~{n}]")
-                    yield self._child(
+                    yield self.child(
                         VerifiedDimensionItem,
                         name,
                         line=line,
@@ -145,7 +129,7 @@ class JournalFile(pytest.File):
             # The record's own fields that a fresh scoring gives too (KPIs, host class, run_id),
             # under a name no dimension's item holds.
             name = unique_name(names, lambda n: f"{base}[record]" if n == 1 else f"{base}[record~{n}]")
-            yield self._child(VerifiedRecordItem, name, line=line, record=record, fresh=fresh)
+            yield self.child(VerifiedRecordItem, name, line=line, record=record, fresh=fresh)
 
 
 def _judged_as_registered(record: dict[str, Any], rubric: Rubric | None) -> None:
@@ -176,35 +160,26 @@ def _named(base: str, dimensions: list[dict[str, Any]]) -> Iterator[tuple[str, d
         yield unique_name(taken, lambda n: f"{base}[{label}]" if n == 1 else f"{base}[{label}~{n}]"), dimension
 
 
-class _StoredItem(_RecordItem):
+class _StoredItem(RecordItem):
+    kind: Kind = "stored"
+
     def __init__(self, *, line: int, record: dict[str, Any], dimension: dict[str, Any], **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.line = line
+        facts = ItemFacts(
+            self.kind,
+            line,
+            run_id=record["run_id"],
+            session_id=record["session_id"],
+            dimension=dimension["id"],
+            method=dimension.get("method"),
+            status=dimension.get("status"),
+            score=dimension.get("score"),
+            evidence=dimension.get("evidence"),
+            rubric_version=record["rubric_version"],
+            rubric_sha256=record["provenance"]["rubric_sha256"],
+        )
+        super().__init__(facts=facts, **kwargs)
         self.record = record
         self.dimension = dimension
-        self.add_properties(
-            ("run_id", record["run_id"]),
-            ("session_id", record["session_id"]),
-            ("dimension", dimension["id"]),
-            ("method", dimension.get("method")),
-            ("status", dimension.get("status")),
-            ("score", dimension.get("score")),
-            ("line", line),
-            ("rubric_version", record["rubric_version"]),
-            ("rubric_sha256", record["provenance"]["rubric_sha256"]),
-        )
-
-    def metadata(self) -> dict[str, Any]:
-        return {
-            "run_id": self.record["run_id"],
-            "session_id": self.record["session_id"],
-            "dimension": self.dimension["id"],
-            "method": self.dimension.get("method"),
-            "status": self.dimension.get("status"),
-            "score": self.dimension.get("score"),
-            "evidence": self.dimension.get("evidence"),
-            "line": self.line,
-        }
 
     def _headline(self) -> str:
         return f"{self.where}: run {self.record['run_id']!r}, {self.dimension['id']}"
@@ -236,11 +211,12 @@ class DriftDetected(Exception):
 class VerifiedDimensionItem(_StoredItem):
     """Passes when a fresh scoring of the current metrics reproduces the stored verdict."""
 
+    kind: Kind = "verified"
+
     def __init__(self, *, fresh: SessionEvaluation | None, problem: str | None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.fresh = fresh
         self.problem = problem
-        self.user_properties.append(("verification", True))
         self.add_marker(pytest.mark.judge if self.dimension.get("method") == JUDGE else pytest.mark.deterministic)
         if self.dimension.get("method") == JUDGE:
             self.add_marker(
@@ -279,22 +255,17 @@ def _drift(stored: str, fresh: SessionEvaluation, drifts: list[Drift]) -> DriftD
     )
 
 
-class VerifiedRecordItem(_RecordItem):
+class VerifiedRecordItem(RecordItem):
     """Passes when a fresh scoring of the current metrics reproduces the record's own fields:
     its KPIs, ``harness.host_class`` (and ``harness.platform``, for records written here), and
     a ``run_id`` made of its ``session_id`` and ``timestamp``."""
 
     def __init__(self, *, line: int, record: dict[str, Any], fresh: SessionEvaluation, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.line = line
+        facts = ItemFacts("verified-record", line, run_id=record["run_id"], session_id=record["session_id"])
+        super().__init__(facts=facts, **kwargs)
         self.record = record
         self.fresh = fresh
-        self.add_properties(("run_id", record["run_id"]), ("session_id", record["session_id"]), ("line", line))
-        self.user_properties.append(("verification", "record"))
         self.add_marker(pytest.mark.deterministic)
-
-    def metadata(self) -> dict[str, Any]:
-        return {"run_id": self.record["run_id"], "session_id": self.record["session_id"], "line": self.line, "checked": "record"}
 
     def runtest(self) -> None:
         drifts = diff_record(self.record, self.fresh, compare_platform=written_here(self.record))
@@ -307,18 +278,13 @@ class VerifiedRecordItem(_RecordItem):
         return super().repr_failure(excinfo, style)
 
 
-class UnreadableRecordItem(_RecordItem):
+class UnreadableRecordItem(RecordItem):
     """A journal line re-verification cannot read: a failed item naming why."""
 
     def __init__(self, *, line: int, problem: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.line = line
+        super().__init__(facts=ItemFacts("unreadable", line, reason=problem), **kwargs)
         self.problem = problem
-        self.user_properties.extend([("line", line), ("unreadable", problem), ("verification", "unreadable")])
         self.add_marker(pytest.mark.deterministic)  # a record that may have held deterministic verdicts
-
-    def metadata(self) -> dict[str, Any]:
-        return {"line": self.line, "unreadable": self.problem}
 
     def runtest(self) -> None:
         raise InvalidRecordError(self.problem)
@@ -333,18 +299,13 @@ class InvalidRecordError(Exception):
     """A stored record breaks the schema."""
 
 
-class InvalidRecordItem(_RecordItem):
+class InvalidRecordItem(RecordItem):
     """A journal line whose record is invalid: a failed item that names the fields."""
 
     def __init__(self, *, line: int, error: InvalidRecord, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.line = line
+        super().__init__(facts=ItemFacts("invalid-record", line, invalid=tuple(error.problems)), **kwargs)
         self.error = error
-        self.user_properties.extend([("line", line), ("invalid", str(error))])
         self.add_marker(pytest.mark.deterministic)  # a record that may hold deterministic verdicts
-
-    def metadata(self) -> dict[str, Any]:
-        return {"line": self.line, "invalid": [{"field": f, "message": m} for f, m in self.error.problems]}
 
     def runtest(self) -> None:
         raise InvalidRecordError(str(self.error))

@@ -17,17 +17,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import pytest
-from _pytest.mark.expression import Expression
-from _pytest.mark.structures import Mark
+from pytest import Mark
 
 from ..core.naming import escape_name
 from ..core.rubric import JUDGE, STATUSES
-from .options import collection_arg, data_file_node_id, settle_collection_args
+from ._compat import compile_expression, is_in_confcutdir
+from .collection import collection_arg, data_file_node_id, settle_collection_args
+from .facts import ITEM_KEYWORD
 from .outcomes import markers_for
-from .sessions_file import ITEM_KEYWORD, group_name
+from .xdist import group_name
+
+if TYPE_CHECKING:
+    from _pytest.mark.expression import Expression
 
 __all__ = ["JudgeSelection"]
 
@@ -51,8 +55,8 @@ class JudgeSelection:
             outcomes.setdefault(repr(known), marks)  # a fail and a cannot-determine differ by their reason alone
         self._outcomes = list(outcomes.values())
         markers, keywords = config.option.markexpr, config.option.keyword.lstrip()
-        self._markers = _compiled(markers) if markers else None
-        self._keywords = _compiled(keywords) if keywords else None
+        self._markers = compile_expression(markers) if markers else None
+        self._keywords = compile_expression(keywords) if keywords else None
         self._deselected = tuple(config.getoption("deselect", None) or ())  # node id prefixes
         # An expression pytest refuses stops the run after collection, before any item runs.
         self.any_can_run = (
@@ -153,21 +157,13 @@ def _walk_root(config: pytest.Config, path: Path) -> Path | None:
     """The path whose node hangs directly under the session when pytest collects ``path``: the
     first of its ancestors (or itself) that is not an ancestor of the confcutdir; ``None``
     when this pytest does not tell."""
-    is_in_confcutdir = getattr(config.pluginmanager, "_is_in_confcutdir", None)
-    if is_in_confcutdir is None:
+    inside = is_in_confcutdir(config)
+    if inside is None:
         return None
     for ancestor in [*reversed(path.parents), path]:
-        if is_in_confcutdir(ancestor):
+        if inside(ancestor):
             return ancestor
     return path
-
-
-def _compiled(expression: str) -> Expression | None:
-    """The expression, or ``None`` when pytest refuses it."""
-    try:
-        return Expression.compile(expression)
-    except Exception:  # noqa: BLE001  (SyntaxError, or ParseError before pytest 8.1)
-        return None
 
 
 class _Undecided(Exception):

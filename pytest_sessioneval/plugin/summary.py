@@ -8,17 +8,24 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from ..core.naming import escape_name
-from ..core.rubric import FAIL, PASS, STATUSES
-from ..core.text import wire_safe
+from ..core.rubric import FAIL, JUDGE, PASS, STATUSES
+from ..core.text import first_few
 from ..report.intervals import DimensionRate, format_rate, ranking_note
-from .sessions_file import ITEM_KEYWORD
+from ._compat import bestrelpath
+from .facts import ITEM_KEYWORD, ItemFacts
+from .options import given_as
+from .settings import date_range
 
-__all__ = ["Tally"]
+if TYPE_CHECKING:
+    from .run import SessionEvalRun
+
+__all__ = ["Tally", "write_summary"]
 
 
 @dataclass
@@ -53,40 +60,41 @@ class Tally:
             return
         if report.location[0] not in self.files:
             return
-        props: dict[str, Any] = dict(report.user_properties)
-        if props.get("verification") == "record":
+        facts = ItemFacts.from_properties(report.user_properties)
+        if facts is None:
+            return
+        if facts.kind == "verified-record":
             self.verified_records[report.nodeid] = report.outcome
             return
-        if props.get("verification") == "unreadable":
+        if facts.kind == "unreadable":
             self.unreadable_records.add(report.nodeid)
             return
-        if props.get("verification"):
+        if facts.kind == "verified":
             self.verification[report.nodeid] = report.outcome
             return
-        if "dimension" in props and "status" in props:
-            stored = "run_id" in props
-            key = (report.location[0], wire_safe(props["session_id"]) if stored else _session_part(report))
-            dimension, status, judge = props["dimension"], props["status"], props.get("method") == "judge"
+        if facts.kind in ("verdict", "stored"):
+            stored = facts.kind == "stored"
+            key = (report.location[0], str(facts.session_id) if stored else _session_part(report))
+            dimension, status, judge = facts.dimension, facts.status, facts.method == JUDGE
             ran = (self.judged if judge else self.sessions).setdefault(key, set())
             # An item reported again (--dist each, a path given twice with --keep-duplicates)
             # is one observation: counting it twice would narrow the intervals.
             repeated = dimension in ran
             ran.add(dimension)
             if stored:  # a stored record of a journal given as input: counted in lines()
-                given = props.get("line")
-                line = given if type(given) is int else 0
+                line = facts.line
                 latest = self.stored.get(key)
                 if latest is None or latest[0] < line:  # a later record replaces the session's verdicts
                     latest = self.stored[key] = (line, {})
-                    self.stored_rubric[key] = str(props.get("rubric_version"))
+                    self.stored_rubric[key] = str(facts.rubric_version)
                 if latest[0] == line:
                     latest[1][(dimension, judge)] = status
                 return
             if not repeated:
                 (self.judge_counts if judge else self.counts)[dimension][status] += 1
-        elif props.get("eligible") is False:
+        elif facts.kind == "not-scored":
             self.not_scored.add((report.location[0], _session_part(report)))
-        elif "reason" in props and props.get("session_id") is None:
+        elif facts.kind == "no-session-id":
             self.unidentified.add(report.nodeid)
 
     def ran_any(self, file: str, session_id: str) -> set[str]:
@@ -190,37 +198,82 @@ def _table(counts: dict[str, Counter[str]], order: tuple[str, ...], rates: bool 
     return rows
 
 
-def index_teardown_reports(reporter: Any) -> None:
-    """Make pytest's failure summary find teardown reports through an index.
-
-    pytest's terminal summary looks up, for every failed report, the teardown
-    reports of its item by walking every report of the run: O(failures x items).
-    A sessions file yields thousands of failing verdicts, so that walk would
-    dominate the run. The index answers the same question with the same reports
-    in the same order; it is rebuilt whenever reports were added. Only the
-    reporter's own lookup method is replaced, and only when it exists.
-    """
-    original = getattr(reporter, "_get_teardown_reports", None)
-    if original is None or not hasattr(reporter, "getreports") or getattr(original, "indexed", False):
-        return  # pytest has no such lookup, or the other data plugin has indexed it already
-    cache: dict[str, Any] = {}
-
-    def teardown_reports(node_id: Any) -> list[Any]:
-        # pytest < 9.2 passes the string ``nodeid``, pytest >= 9.2 the structured ``id``.
-        key_field = "nodeid" if isinstance(node_id, str) else "id"
-        size = len(reporter.stats.get("", ()))
-        if cache.get("key") != (size, key_field):
-            by_id: dict[Any, list[Any]] = {}
-            for report in reporter.getreports(""):
-                if report.when == "teardown":
-                    by_id.setdefault(getattr(report, key_field), []).append(report)
-            cache["key"], cache["by_id"] = (size, key_field), by_id
-        return list(cache["by_id"].get(node_id, ()))
-
-    teardown_reports.indexed = True  # type: ignore[attr-defined]
-    reporter._get_teardown_reports = teardown_reports
-
-
 def _decisive(report: pytest.TestReport) -> bool:
     """The call report, or the setup report of an item skipped (or failed) before its call."""
     return report.when == "call" or (report.when == "setup" and not report.passed)
+
+
+def write_summary(terminalreporter: Any, config: pytest.Config, run: SessionEvalRun) -> None:
+    """The "session evaluation" section of the terminal summary."""
+    skipped = _input_problems_line(config, run)
+    looked_past = _looked_past_lines(config, run)
+    left_out = _left_out_lines(config, run)
+    if run.tally.empty and not run.messages and not skipped and not looked_past and not left_out:
+        return  # none of its items ran (say, only policy items were selected): nothing to sum up
+    terminalreporter.write_sep("=", "session evaluation")
+    rubric = run.settings.rubric
+    if not run.tally.empty:  # else only what was written (the journal, the page) is said
+        for line in run.tally.lines(rubric.dimension_ids, rubric.version, rubric.judge_ids):
+            terminalreporter.write_line(line)
+    for line in left_out:
+        terminalreporter.write_line(line, yellow=True)
+    if skipped:
+        terminalreporter.write_line(skipped, yellow=True)
+    for line in looked_past:
+        terminalreporter.write_line(line)
+    for message in run.messages:
+        terminalreporter.write_line(message, red=message.startswith(("ERROR", "REFUSED")))
+
+
+def _left_out_lines(config: pytest.Config, run: SessionEvalRun) -> list[str]:
+    """Per sessions file, what gave it no item: the date range, or having no session record;
+    re-verifying, a journal without a record. Without this line a run that collects nothing
+    would end in pytest's bare "no tests ran"."""
+    start = config.invocation_params.dir
+    verify_path = run.settings.verify_path
+    if verify_path is not None:
+        journal = run.journals.get(verify_path)
+        if journal is None or journal.records or journal.problems:
+            return []
+        return [f"{bestrelpath(start, verify_path)}: no session-eval record to re-verify"]
+    lines = []
+    for path, evaluation in run.evaluations.items():
+        where = bestrelpath(start, path)
+        if evaluation.outside_dates:
+            lines.append(
+                f"{where}: {evaluation.outside_dates} session record(s) left out by {date_range(config)}: they "
+                "started outside it, or their started_at does not parse"
+            )
+        elif path in run.without_latest:
+            lines.append(
+                f"{where}: {given_as(config, '--session-eval-latest')} scores none of its sessions: "
+                f"{run.without_latest[path].reason}"
+            )
+        elif not evaluation.records:
+            lines.append(f"{where}: no session record to score")
+        elif not evaluation.entries and run.settings.selection.session_ids is not None:
+            lines.append(f"{where}: none of its sessions is named by {given_as(config, '--session-eval-session')}")
+    return lines
+
+
+def _looked_past_lines(config: pytest.Config, run: SessionEvalRun) -> list[str]:
+    """Per journal read, the lines that hold other objects than records, counted and the first named."""
+    return [
+        f"{bestrelpath(config.invocation_params.dir, path)}: {len(journal.looked_past)} line(s) holding no "
+        "session-eval record (a header, a note, a record of another kind) looked past: "
+        f"line{'s' if len(journal.looked_past) > 1 else ''} {first_few([str(line) for line in journal.looked_past])}"
+        for path, journal in run.journals.items()
+        if journal.looked_past
+    ]
+
+
+def _input_problems_line(config: pytest.Config, run: SessionEvalRun) -> str | None:
+    """The unusable input lines, counted and the first ones named: said here too, since
+    warnings can be silenced (``-p no:warnings``) and a skipped line must never go unseen."""
+    problems = [p for evaluation in run.evaluations.values() for p in evaluation.problems]
+    problems += [p for journal in run.journals.values() if not journal.verify for p in journal.problems]
+    if not problems:
+        return None
+    start = config.invocation_params.dir
+    named = first_few([f"{bestrelpath(start, Path(p.path))}:{p.line}" for p in problems])
+    return f"{len(problems)} unusable input line(s) skipped ({named}); each is a SessionEvalInputWarning"

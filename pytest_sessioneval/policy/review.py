@@ -20,10 +20,10 @@ from typing import Any, ClassVar, Final, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from ..core.io import BROKEN_LINK, stat_kind
 from ..core.naming import escape_name, unique_name
 from ..core.text import first_few, is_utf8
 from ..core.values import is_blank
-from ..plugin.options import BROKEN_LINK, stat_kind
 from .envelope import INVARIANTS, ScenarioRecord
 from .fields import (
     FieldCheck,

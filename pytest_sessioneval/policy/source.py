@@ -14,10 +14,11 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_right
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
+
+from ..core.io import read_bytes, read_lines
 
 __all__ = [
     "MAX_DOCUMENT_BYTES",
@@ -240,41 +241,6 @@ def _record(raw: bytes, line: int) -> SourceLine | LineFault:
     return SourceLine(line, document.value)
 
 
-def _newline_size(end: bytes) -> int:
-    """How many of the last bytes of a line are its newline (``\\n`` or ``\\r\\n``)."""
-    return 2 if end.endswith(b"\r\n") else 1 if end.endswith(b"\n") else 0
-
-
-# Read per line: the longest record, a BOM (line 1), "\r\n", and one byte to see it is longer.
-_READ: Final = MAX_LINE_BYTES + len(_BOM) + 3
-
-
-def _lines(path: Path) -> Iterator[tuple[int, bytes | int]]:
-    """Yield ``(number, bytes)`` per line, or ``(number, size)`` for a line over the limit.
-
-    A line's size counts neither its newline (``\\n`` or ``\\r\\n``) nor a BOM on line 1.
-    """
-    with open(path, "rb") as stream:
-        number = 0
-        while raw := stream.readline(_READ):
-            number += 1
-            whole = raw.endswith(b"\n") or len(raw) < _READ  # else the line goes on
-            if number == 1 and raw.startswith(_BOM):
-                raw = raw[len(_BOM):]
-            if not whole:
-                # Skip the rest of the line without holding it in memory.
-                size, end = len(raw), raw[-2:]
-                while not end.endswith(b"\n"):
-                    more = stream.readline(1 << 16)
-                    if not more:
-                        break
-                    size, end = size + len(more), (end + more)[-2:]
-                yield number, size - _newline_size(end)
-                continue
-            size = len(raw) - _newline_size(raw)
-            yield number, (raw if size <= MAX_LINE_BYTES else size)
-
-
 def read_jsonl(path: Path) -> list[SourceLine | LineFault]:
     """Every line of a JSON Lines file, as a record or a fault, in file order.
 
@@ -282,7 +248,7 @@ def read_jsonl(path: Path) -> list[SourceLine | LineFault]:
     a usage error before collection.
     """
     entries: list[SourceLine | LineFault] = []
-    for number, raw in _lines(path):
+    for number, raw in read_lines(path, MAX_LINE_BYTES, skip_bom=True):
         if isinstance(raw, int):
             entries.append(
                 LineFault(
@@ -304,8 +270,7 @@ def read_json_document(path: Path) -> Document:
     Raises :class:`DocumentFault` for an unusable document, ``OSError`` if the
     file cannot be read.
     """
-    with open(path, "rb") as stream:
-        raw = stream.read(MAX_DOCUMENT_BYTES + 1)
+    raw = read_bytes(path, MAX_DOCUMENT_BYTES + 1)
     if len(raw) > MAX_DOCUMENT_BYTES:
         raise DocumentFault(
             1, "line-length", f"starts a file over the {MAX_DOCUMENT_BYTES}-byte limit of one JSON document"

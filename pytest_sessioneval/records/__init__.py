@@ -1,3 +1,41 @@
-"""The session-eval record of aiat-llm-eval/1.0: its schema, how one is built, the journal
-that keeps them, and re-verification against fresh scoring. Pure, but for the journal's
+"""The session-eval record of aiat-llm-eval/1.0: its schema (``schema``), how one is built
+from a scored session (``build``), the append-only journal that keeps them (``journal``),
+and re-verification against a fresh scoring (``verify``). Pure, but for the journal's
 file locks."""
+
+from .build import PLUGIN_VERSION, build_record, hostname_hash, recorded_platform, run_id
+from .journal import AppendOutcome, JournalError, append_records, read_journal
+from .schema import (
+    FORBIDDEN_GLOBAL_SCORE_KEYS,
+    MODEL_SOURCES,
+    RECORD_KIND,
+    STANDARD_VERSION,
+    SUBMISSION_FIELDS,
+    EvalRecord,
+    InvalidRecord,
+    project_submission,
+    record_json_schema,
+    validate_record,
+)
+
+__all__ = [
+    "FORBIDDEN_GLOBAL_SCORE_KEYS",
+    "MODEL_SOURCES",
+    "PLUGIN_VERSION",
+    "RECORD_KIND",
+    "STANDARD_VERSION",
+    "SUBMISSION_FIELDS",
+    "AppendOutcome",
+    "EvalRecord",
+    "InvalidRecord",
+    "JournalError",
+    "append_records",
+    "build_record",
+    "hostname_hash",
+    "project_submission",
+    "read_journal",
+    "recorded_platform",
+    "record_json_schema",
+    "run_id",
+    "validate_record",
+]

@@ -20,6 +20,7 @@ from typing import Any, Final
 import orjson
 
 from ..core.engine import SESSIONS_FILE
+from ..core.io import is_named, read_lines
 from ..core.jsonl import InputProblem, first_named, iter_objects, opens_json_document
 from ..core.values import is_blank
 from .schema import RECORD_KIND, InvalidRecord, validate_record
@@ -82,7 +83,7 @@ def is_journal(path: Path) -> bool:
     A file named ``sessions.jsonl`` is sessions whatever it holds, as it is when its
     directory is given.
     """
-    if path.name == SESSIONS_FILE:
+    if is_named(path, SESSIONS_FILE):
         return False
     try:
         return first_named(path, ("record_kind", "session_id")).key == "record_kind"
@@ -98,7 +99,7 @@ def foreign_to_journal(path: Path) -> str | None:
     document spread over lines (a golden set, a manifest), nor to a file holding text
     but no JSON object (a page). Raises ``OSError`` when the file cannot be read.
     """
-    if path.name == SESSIONS_FILE:
+    if is_named(path, SESSIONS_FILE):
         return "a sessions file"
     if opens_json_document(path):
         return "it holds a JSON document over several lines, not one JSON object per line"
@@ -111,12 +112,12 @@ def foreign_to_journal(path: Path) -> str | None:
     # No object read whole: fine when empty, or when a line begins like one (a record a
     # crashed writer left torn, which the append closes); not when it holds other text.
     text = False
-    with open(path, "rb") as stream:
-        for raw in stream:
-            line = raw.strip()
-            if line.startswith(b"{"):
-                return None
-            text = text or bool(line)
+    for _, raw in read_lines(path):
+        assert isinstance(raw, bytes)
+        line = raw.strip()
+        if line.startswith(b"{"):
+            return None
+        text = text or bool(line)
     return "it holds no JSON object line" if text else None
 
 

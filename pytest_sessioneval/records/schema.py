@@ -4,12 +4,11 @@ The pydantic models below are where the record's rules live: required fields,
 types, the advisory firewall on judge dimensions, KPIs that are null rather than
 a guessed 0, and no global score. ``validate_record`` checks a record,
 ``project_submission`` reduces it to the data-minimised submission form, and
-``build_record`` assembles one from a scored session.
+``records.build`` assembles one from a scored session.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 from typing import Annotated, Any, Final, Literal, Union
 
@@ -28,7 +27,6 @@ from pydantic import (
 from pydantic.json_schema import WithJsonSchema
 
 from ..core.kpis import KPI_NAMES
-from ..core.rubric import DimensionVerdict, Rubric
 from ..core.timestamps import parse_timestamp_ms
 from ..core.values import is_blank
 
@@ -40,11 +38,8 @@ __all__ = [
     "SUBMISSION_FIELDS",
     "EvalRecord",
     "InvalidRecord",
-    "build_record",
-    "hostname_hash",
     "project_submission",
-    "recorded_platform",
-    "run_id",
+    "record_json_schema",
     "validate_record",
 ]
 
@@ -295,64 +290,6 @@ def project_submission(record: dict[str, Any]) -> dict[str, Any]:
         for dimension in (dimensions if isinstance(dimensions, list) else [])
     ]
     return out
-
-
-def recorded_platform(session: dict[str, Any]) -> str:
-    """``harness.platform``: the session record's ``platform`` when it is text, else ``unknown``."""
-    platform = session.get("platform")
-    return platform if isinstance(platform, str) and not is_blank(platform) else "unknown"
-
-
-def run_id(session_id: str, timestamp: str) -> str:
-    """``<session_id>-eval-<timestamp without '-', ':' and '.'>``."""
-    return f"{session_id}-eval-{timestamp.replace('-', '').replace(':', '').replace('.', '')}"
-
-
-def hostname_hash(hostname: str) -> str | None:
-    """The first 16 hex characters of sha256(hostname); the hostname itself is never stored."""
-    if is_blank(hostname):
-        return None
-    return hashlib.sha256(hostname.encode()).hexdigest()[:16]
-
-
-def build_record(
-    *,
-    session_id: str,
-    dimensions: tuple[DimensionVerdict, ...] | list[DimensionVerdict],
-    kpis: dict[str, int | float | None],
-    rubric: Rubric,
-    timestamp: str,
-    model: dict[str, str],
-    plugin_version: str,
-    platform: str,
-    host_class: str | None,
-    hostname_hash: str | None,
-    handle: str | None,
-) -> dict[str, Any]:
-    """Assemble (and validate) a record; key order follows the standard."""
-    record: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "record_kind": RECORD_KIND,
-        "run_id": run_id(session_id, timestamp),
-        "session_id": session_id,
-        "standard_version": STANDARD_VERSION,
-        "rubric_version": rubric.version,
-        "provenance": {"rubric_sha256": rubric.sha256, "engine_commit": None},
-        "model": dict(model),
-        "harness": {
-            "plugin_version": plugin_version,
-            "platform": platform,
-            "host_class": host_class,
-            "hostname_hash": hostname_hash,
-        },
-        "kpis": {name: kpis.get(name) for name in KPI_FIELDS},
-        "dimensions": [verdict.as_record() for verdict in dimensions],
-        "handle": handle,
-        "anonymized": handle is None,
-        "timestamp": timestamp,
-    }
-    validate_record(record)
-    return record
 
 
 JSON_SCHEMA_TITLE: Final = "aiat-llm-eval/1.0 session-eval record (schema_version 1)"

@@ -10,17 +10,14 @@ and its ``run_id``; ``harness.platform`` too for records this plugin wrote.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
-from .. import __version__
 from ..core.engine import SessionEvaluation
 from ..core.rubric import DimensionVerdict
-from .schema import KPI_FIELDS, recorded_platform, run_id
+from .build import recorded_platform, run_id
+from .schema import KPI_FIELDS
 
-__all__ = ["PLUGIN_VERSION", "Drift", "diff_dimension", "diff_record", "written_here"]
-
-PLUGIN_VERSION: Final = f"pytest-sessioneval/{__version__}"
-
+__all__ = ["Drift", "diff_dimension", "diff_record", "written_here"]
 
 @dataclass(frozen=True, slots=True)
 class Drift:

@@ -17,27 +17,30 @@ from typing import Any, Final, TypeVar
 import pytest
 
 from ...core.jsonl import first_named, opens_json_document
-from ...plugin.options import OPTIONS as SESSION_OPTIONS
-from ...plugin.options import (
-    absolute,
+from ...core.text import wire_safe
+from ...plugin._compat import index_teardown_reports
+from ...plugin.collection import (
     add_collection_args,
-    as_given,
-    claim_files,
     data_file_node_id,
+    remember_default_args,
+)
+from ...plugin.files import (
+    absolute,
+    claim_files,
     file_identity,
-    note_missed_ini_files,
-    only_informs,
     path_kind,
     readable_file,
+)
+from ...plugin.inifile import note_missed_ini_files, warn_if_ini_file_was_missed
+from ...plugin.options import OPTIONS as SESSION_OPTIONS
+from ...plugin.options import (
+    as_given,
+    only_informs,
     refuse_without_skipping,
-    register_wire_safety,
-    remember_default_args,
     runs_no_item,
     usage_error,
-    warn_if_ini_file_was_missed,
-    wire_safe,
 )
-from ...plugin.summary import index_teardown_reports
+from ...plugin.xdist import is_worker, register_wire_safety
 from ..manifest import EnvelopeManifest, GoldenManifest
 from ..review import (
     DataFile,
@@ -64,11 +67,6 @@ MANIFEST_SUFFIX: Final = ".manifest.json"
 RUN_KEY = pytest.StashKey["PolicyRun"]()
 # A usage error raised here may be about a session-eval option too (an output at a policy file).
 EVERY_OPTION: Final = (*SESSION_OPTIONS, *OPTIONS)
-
-
-def is_worker(config: pytest.Config) -> bool:
-    """True in a pytest-xdist worker process."""
-    return hasattr(config, "workerinput")
 
 
 def manifest_beside(data: Path) -> Path:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from _pytest._code.code import TerminalRepr
 
 from ...core.text import wire_safe
 from ..review import Verdict
+
+if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr
 
 __all__ = ["PolicyCheckFailed", "PolicyCheckItem", "PolicyDataFile"]
 

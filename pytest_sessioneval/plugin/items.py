@@ -1,0 +1,53 @@
+"""The one item base for every line of a data file (a session's verdicts, a journal's
+records), and the file collector that makes them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ._compat import DeferredNodeId
+from .facts import ITEM_KEYWORD, ItemFacts
+
+__all__ = ["DataFile", "RecordItem"]
+
+
+class RecordItem(DeferredNodeId, pytest.Item):
+    """An item that stands for one line of a data file, described by its ``facts``."""
+
+    wire_safe_texts = True  # its report texts are made wire_safe (xdist.WireSafeTexts)
+
+    def __init__(self, *, facts: ItemFacts, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.facts = facts
+        self.keywords[ITEM_KEYWORD] = True
+        self.extra_keyword_matches.add(ITEM_KEYWORD)
+        self.user_properties.extend(facts.properties())
+
+    @property
+    def line(self) -> int:
+        """The line of the data file the item stands for."""
+        return self.facts.line
+
+    def metadata(self) -> dict[str, Any]:
+        """What JSON reports carry for this item (under ``metadata.session_eval``)."""
+        return self.facts.metadata()
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, self.line - 1, self.name
+
+    @property
+    def where(self) -> str:
+        """``file:line`` of the record, the file relative to the rootdir as in node ids."""
+        return f"{self.location[0]}:{self.line}"
+
+
+class DataFile(pytest.File):
+    """A data file whose items are ``RecordItem``s."""
+
+    def child(self, kind: type[RecordItem], name: str, **kwargs: Any) -> RecordItem:
+        # The node id is given as text so that pytest parses the ``[...]`` part as
+        # parameters, exactly as it parses the ids it prints (and caches for --lf).
+        return kind.from_parent(self, name=name, nodeid=f"{self.nodeid}::{name}", **kwargs)

@@ -1,0 +1,195 @@
+"""One pytest run's session evaluation, from session start to the terminal summary.
+
+Registered as a plugin while the run lasts: it reads and scores every input once, before
+collection (on the controller and on each xdist worker alike, so that their items agree),
+asks the judges once (on the controller), hands pytest a collector per data file, counts
+the reports, writes the journal and the page, and sums up.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..core.engine import (
+    Evaluation,
+    NoEligibleSession,
+    SessionEvaluation,
+    SkippedSession,
+    evaluate,
+)
+from ..core.rubric import RubricError
+from . import html_columns
+from ._compat import index_teardown_reports
+from .collection import data_file_node_id
+from .files import absolute
+from .input_warnings import issue_warning_at, warn_problems
+from .journal_file import JournalFile
+from .journals import StoredJournal
+from .judging import ask_judges, judged_for_workers, take_judged_from_controller
+from .options import as_given, given_as, runs_no_item, usage_error
+from .outputs import check_output_paths, located, write_outputs
+from .sessions_file import SessionsFile
+from .settings import Settings
+from .summary import Tally, write_summary
+from .xdist import is_worker
+
+__all__ = ["RUN_KEY", "SessionEvalRun"]
+
+RUN_KEY = pytest.StashKey["SessionEvalRun"]()
+
+
+class SessionEvalRun:
+    """One pytest run's session evaluation, registered as a plugin while the run lasts."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.evaluations: dict[Path, Evaluation] = {}
+        self.without_latest: dict[Path, NoEligibleSession] = {}  # sessions files that gave --session-eval-latest none
+        self.journals: dict[Path, StoredJournal] = {}
+        self.messages: list[str] = list(settings.notes)  # what the summary says besides the table
+        self.tally = Tally()
+        self.dry_run = False  # --co, --setup-only or --setup-plan: no item runs
+
+    def for_workers(self) -> dict[str, Any]:
+        """What every xdist worker gets: the eval timestamp (the clock is read once per run)
+        and, when judges were asked, their verdicts."""
+        handed: dict[str, Any] = {"session_eval_timestamp": self.settings.timestamp}
+        if self.settings.judges is not None:
+            handed.update(judged_for_workers(self.evaluations))
+        return handed
+
+    @pytest.hookimpl(tryfirst=True)  # before xdist starts its workers, which need the judge verdicts
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """Read and score every input once, before collection; input errors are usage errors."""
+        with as_given(session.config):
+            self._start(session.config)
+
+    def _start(self, config: pytest.Config) -> None:
+        settings = self.settings
+        index_teardown_reports(config.pluginmanager.getplugin("terminalreporter"))
+        check_output_paths(settings)
+        self.dry_run = runs_no_item(config)
+        self.tally.files = frozenset(located(config, path) for path in settings.collected_paths())
+        html_columns.add_files(config, self.tally.files)
+        try:
+            self._read(config)
+        except RubricError as exc:
+            raise usage_error("--session-eval-rubric", str(exc)) from None
+        except OSError as exc:
+            raise pytest.UsageError(f"--session-eval: cannot read {exc.filename}: {exc.strerror or exc}") from None
+        self._warn_input_problems(config)
+        if settings.verify_path is not None:
+            return
+        self._check_named_sessions(config)
+        if settings.judges is None:
+            return
+        if is_worker(config):
+            take_judged_from_controller(config, self.evaluations)
+        else:
+            self.messages.extend(ask_judges(config, settings, self.evaluations, dry_run=self.dry_run))
+
+    def _read(self, config: pytest.Config) -> None:
+        """Read the journals, and score every sessions file (or, re-verifying, the sessions
+        the journal's records name)."""
+        settings = self.settings
+        if settings.verify_path is not None:
+            # Re-verification reads its own journal alone; the others stay inputs, never overwritten.
+            journal = StoredJournal.read(settings.verify_path, settings.rubrics, verify=True)
+            self.evaluations = journal.score_afresh(
+                settings.sources, settings.rubric, settings.check_every_event_line, config.invocation_params.dir
+            )
+            self.journals[settings.verify_path] = journal
+            return
+        for path in settings.report_journals:
+            self.journals[path] = StoredJournal.read(path, settings.rubrics)
+        for sessions, events in settings.sources.items():
+            try:
+                self.evaluations[sessions] = evaluate(
+                    sessions, events, settings.selection, settings.rubric, check_every_event_line=settings.check_every_event_line
+                )
+            except NoEligibleSession as exc:  # each file gives its latest session, if it has one
+                self.evaluations[sessions] = exc.evaluation
+                self.without_latest[sessions] = exc
+        if self.without_latest and len(self.without_latest) == len(settings.sources):
+            raise usage_error("--session-eval-latest", "; ".join(map(str, self.without_latest.values())))
+
+    def _check_named_sessions(self, config: pytest.Config) -> None:
+        """Every session ``--session-eval-session`` names is in the files, and in the date range."""
+        selection = self.settings.selection
+        wanted = selection.session_ids
+        if not wanted:
+            return
+        known = frozenset().union(*(e.session_ids for e in self.evaluations.values()))
+        unknown = sorted(wanted - known)
+        if unknown:
+            searched = ", ".join(str(p) for p in self.evaluations) or "no sessions file"
+            note = " (it selects sessions of sessions files, not records of journals)" if self.journals else ""
+            raise usage_error(
+                "--session-eval-session",
+                f"unknown session id(s): {', '.join(map(repr, unknown))} (searched {searched}){note}",
+            )
+        listed = {
+            entry.session_id
+            for e in self.evaluations.values()
+            for entry in e.entries
+            if isinstance(entry, (SessionEvaluation, SkippedSession))
+        }
+        outside = sorted(wanted - listed)
+        if outside:  # only the date range leaves out a session that is in the files
+            bound = "--session-eval-since" if selection.since_ms is not None else "--session-eval-until"
+            raise usage_error(
+                bound,
+                f"session id(s) {', '.join(map(repr, outside))}, named by "
+                f"{given_as(config, '--session-eval-session')}, started outside the selected date range "
+                "(or their started_at does not parse)",
+            )
+
+    def _warn_input_problems(self, config: pytest.Config) -> None:
+        """Warn about every unusable input line, once per run, by the process that reports.
+
+        Issued when the inputs are read (not at collection, which ``--lf`` may skip
+        and xdist runs on every worker), through pytest's warning filters: under
+        ``-W error`` a bad line is a usage error naming it.
+        """
+        if is_worker(config):
+            return
+        start = config.invocation_params.dir
+        warn = partial(issue_warning_at, config)
+        for evaluation in self.evaluations.values():
+            warn_problems(evaluation.problems, start, warn)
+        for journal in self.journals.values():
+            if not journal.verify:  # (re-verified, such a line is a failed item, not a line skipped)
+                warn_problems(journal.problems, start, warn)
+
+    def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+        path = absolute(file_path)
+        verify_path = self.settings.verify_path
+        if path in self.journals and (verify_path is None or path == verify_path):
+            nodeid = data_file_node_id(parent.config, file_path)
+            return JournalFile.from_parent(parent, path=file_path, nodeid=nodeid, journal=self.journals[path])
+        if verify_path is None and path in self.evaluations:
+            nodeid = data_file_node_id(parent.config, file_path)
+            return SessionsFile.from_parent(parent, path=file_path, nodeid=nodeid, evaluation=self.evaluations[path])
+        return None
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if not self.dry_run:
+            self.tally.add(report)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """Write the journal and the HTML report: once, by the controller.
+
+        A run that runs no item (``--co``, ``--setup-only``, ``--setup-plan``) writes nothing.
+        """
+        if is_worker(session.config) or self.dry_run:
+            return
+        self.messages.extend(write_outputs(session, self.settings, self.evaluations, self.tally))
+
+    def pytest_terminal_summary(self, terminalreporter: Any, config: pytest.Config) -> None:
+        if is_worker(config) or self.dry_run:
+            return
+        write_summary(terminalreporter, config, self)

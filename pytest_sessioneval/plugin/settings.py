@@ -1,0 +1,368 @@
+"""The session-eval options of a run, read and checked once: one frozen ``Settings``.
+
+Every usage error about what the user gave is raised while ``read_settings`` reads it,
+each naming its option as the user gave it (the flag, ``-o`` and the key, or the key in
+the ini file: ``options.as_given``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from ..core.engine import Selection
+from ..core.rubric import Rubric
+from ..core.text import is_utf8
+from ..core.timestamps import parse_timestamp_ms
+from ..core.values import JS_WHITESPACE, is_blank
+from ..judge import Judge
+from ..records.journal import foreign_to_journal, is_journal
+from ..records.schema import MODEL_SOURCES
+from ..rubrics import RUBRIC_V1
+from .files import absolute, file_identity, path_kind, readable_file, writable_file
+from .hook_calls import judges, registered_rubrics
+from .inifile import warn_if_ini_file_was_missed
+from .inputs import refuse_overwriting_inputs, resolve_sources
+from .options import (
+    OPTIONS,
+    given_as,
+    only_informs,
+    option_value,
+    refuse_without_skipping,
+    typed,
+    usage_error,
+)
+from .xdist import from_controller, is_worker
+
+__all__ = ["Settings", "read_settings"]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the options of one run ask for, checked.
+
+    ``sources``: each sessions file to score, with its events file (``None``: none);
+    ``sessions_given``: every place a sessions file was given (a file reached twice is
+    scored once, but each place it was given is an input); ``report_journals``: the
+    journals given as input, shown as they are; ``notes``: what the summary says of the
+    options themselves.
+    """
+
+    sources: Mapping[Path, Path | None]
+    sessions_given: tuple[Path, ...]
+    report_journals: tuple[Path, ...]
+    verify_path: Path | None
+    selection: Selection
+    timestamp: str
+    rubric: Rubric
+    rubrics: Mapping[str, Rubric]
+    judges: tuple[Judge, ...] | None
+    judge_timeout: float | None
+    journal_path: Path | None
+    model: Mapping[str, str]
+    handle: str | None
+    html_path: Path | None
+    check_every_event_line: bool
+    notes: tuple[str, ...] = ()
+
+    def collected_paths(self) -> list[Path]:
+        """The files that become pytest collectors (re-verification collects only its journal)."""
+        if self.verify_path is not None:
+            return [self.verify_path]
+        return [*self.sources, *self.report_journals]
+
+
+def read_settings(config: pytest.Config) -> Settings | None:
+    """The run's settings; ``None`` when it evaluates no session (nor re-verifies a journal).
+    Raises ``pytest.UsageError`` for anything given that cannot be used."""
+    if only_informs(config):
+        return None
+    if not is_worker(config):
+        warn_if_ini_file_was_missed(config, OPTIONS)
+    # Each path as pytest reads one ("a/link/.." is "a"), before anything is told from it.
+    paths = [absolute(path) for path in option_value(config, "--session-eval") or []]
+    verify = option_value(config, "--session-eval-verify")
+    if not paths and not verify:
+        return None
+    refuse_without_skipping(config, "--session-eval-verify" if verify and not paths else "--session-eval")
+    if verify and not paths:
+        raise usage_error("--session-eval-verify", "needs --session-eval to name the metrics to re-score")
+    journals = [p for p in paths if path_kind("--session-eval", p) == "file" and is_journal(p)]
+    sources, sessions_given = resolve_sources(config, [p for p in paths if p not in journals])
+    selection = _selection(config, verify=bool(verify), journals=journals if not sources else [])
+    timestamp = _eval_timestamp(config)
+    rubrics = registered_rubrics(config)
+    version = option_value(config, "--session-eval-rubric")
+    version = RUBRIC_V1.version if version is None else version  # an empty one typed is unknown
+    if version not in rubrics:
+        raise usage_error("--session-eval-rubric", f"unknown rubric {version!r} (registered: {', '.join(rubrics)})")
+    judging = option_value(config, "--session-eval-judge")
+    asked = tuple(judges(config)) if judging else None
+    judge_timeout = _judge_timeout(config) if judging else None
+    verify_path = None
+    notes: tuple[str, ...] = ()
+    if verify:
+        verify_path = _journal_to_verify(config, verify, journals, bool(sources))
+    elif journals and sources:
+        notes = _journals_shown_whole(config, selection)
+    journal = option_value(config, "--session-eval-journal")
+    journal_path = None
+    if journal is not None and not is_worker(config) and not verify:
+        journal_path = writable_file("--session-eval-journal", journal)
+        model = _record_model(config, required=True)
+    else:
+        model = _record_model(config, required=False)
+    handle = option_value(config, "--session-eval-handle")
+    if handle is not None and is_blank(_utf8_text("--session-eval-handle", handle)):
+        raise usage_error("--session-eval-handle", "is blank; leave it out for an anonymised record")
+    html = option_value(config, "--session-eval-html")
+    html_path = writable_file("--session-eval-html", html) if html is not None and not is_worker(config) else None
+    settings = Settings(
+        sources=sources,
+        sessions_given=tuple(sessions_given),
+        report_journals=tuple(journals),
+        verify_path=verify_path,
+        selection=selection,
+        timestamp=timestamp,
+        rubric=rubrics[version],
+        rubrics=rubrics,
+        judges=asked,
+        judge_timeout=judge_timeout,
+        journal_path=journal_path,
+        model=model,
+        handle=handle,
+        html_path=html_path,
+        check_every_event_line=not option_value(config, "--session-eval-fast-events"),
+        notes=notes,
+    )
+    refuse_overwriting_inputs(config, settings)
+    return settings
+
+
+def _journal_to_verify(config: pytest.Config, verify: Path, journals: list[Path], has_sources: bool) -> Path:
+    """The journal ``--session-eval-verify`` names, checked against the rest of the run."""
+    verify_path = readable_file("--session-eval-verify", verify)
+    try:
+        what = foreign_to_journal(verify_path)
+    except OSError as exc:
+        raise usage_error("--session-eval-verify", f"{verify_path}: cannot be read ({exc.strerror or exc})") from None
+    if what is not None:
+        raise usage_error(
+            "--session-eval-verify",
+            f"{verify_path}: is not an eval journal ({what}); give the journal to re-verify, "
+            "and the metrics to --session-eval",
+        )
+    if journals and not has_sources:
+        raise usage_error(
+            "--session-eval",
+            f"{', '.join(map(str, journals))}: a journal; re-verification needs the metrics "
+            "(sessions.jsonl) to score again, given to --session-eval",
+        )
+    # Re-verification shows only its journal: another one typed is a mistake, one the ini
+    # file lists is left out (as its selection keys are).
+    target = file_identity(verify_path)
+    others = [p for p in journals if file_identity(p) != target]
+    if others and typed(config, "--session-eval"):
+        raise usage_error(
+            "--session-eval",
+            f"{', '.join(map(str, others))}: a journal given as input; "
+            f"re-verification shows only the journal it re-verifies ({given_as(config, '--session-eval-verify')}): "
+            "show this one in a run of its own",
+        )
+    if typed(config, "--session-eval-journal"):  # (set in the ini file, it is left out)
+        raise usage_error(
+            "--session-eval-journal",
+            "re-verification appends no record; append in a run without --session-eval-verify",
+        )
+    return verify_path
+
+
+_DAY_MS = 86_400_000
+
+
+def _date_bound(config: pytest.Config, flag: str, end_of_day: bool) -> int | None:
+    value = option_value(config, flag)
+    if value is None:
+        return None
+    ms = parse_timestamp_ms(value)
+    if ms is None:
+        raise usage_error(flag, f"{value!r} is not a date (YYYY-MM-DD) or an RFC 3339 date-time")
+    if end_of_day and len(value) == 10:
+        ms += _DAY_MS - 1
+    return ms
+
+
+# The eval timestamp as the clock gives it: a run_id drops its "-", ":" and ".", which
+# keeps two such spellings apart (offsets and zone-less times do not stay apart).
+_UTC_DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z", re.ASCII)
+
+
+def _eval_timestamp(config: pytest.Config) -> str:
+    given = option_value(config, "--session-eval-timestamp")
+    if given is not None:
+        if not _UTC_DATE_TIME.fullmatch(given) or parse_timestamp_ms(given) is None:
+            raise usage_error(
+                "--session-eval-timestamp",
+                f"{given!r} is not a UTC date-time such as "
+                "2026-08-01T00:00:00Z (a run_id keeps its digits alone, so an offset or a missing zone could "
+                "give two evaluation times one run_id)"
+            )
+        # A fraction is written in milliseconds, as the clock writes it (digits beyond them cut
+        # off, as every timestamp is read): …00.5Z, …00.500Z and …00.5000000Z are one run_id.
+        # Without a fraction it stays as given: journals hold run_ids of that spelling already.
+        whole, dot, fraction = given[:-1].partition(".")
+        return f"{whole}.{(fraction + '00')[:3]}Z" if dot else given
+    handed = from_controller(config, "session_eval_timestamp")
+    if handed is not None:  # the clock is read once per run, by the controller
+        return str(handed)
+    now = datetime.now(timezone.utc)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+
+
+_SELECTING = ("--session-eval-session", "--session-eval-latest", "--session-eval-since", "--session-eval-until")
+
+
+def _selection(config: pytest.Config, *, verify: bool, journals: list[Path]) -> Selection:
+    """The sessions to score, as the options select them (the command line over the ini file).
+
+    Re-verification re-scores every record of its journal, and journals given alone show every
+    record: there is no session to select. An option typed for the run is a mistake then;
+    ini keys are left out, whatever they hold.
+    """
+    if verify or journals:
+        given = [flag for flag in _SELECTING if typed(config, flag)]
+        if given and verify:
+            raise usage_error(
+                given[0],
+                f"does not apply to re-verification, which re-scores every record "
+                f"of the journal ({given_as(config, '--session-eval-verify')}); select records with -k or a node id"
+            )
+        if given:
+            raise usage_error(
+                given[0],
+                f"selects sessions of sessions files, and "
+                f"{', '.join(map(str, journals))} is a journal, whose every record is shown; select records with "
+                "-k or a node id"
+            )
+        return Selection()
+    named = frozenset(option_value(config, "--session-eval-session")) or None
+    latest = option_value(config, "--session-eval-latest")
+    if latest and named:
+        # The command line wins over the ini file; given the same way, the two contradict.
+        named_here, latest_here = (typed(config, flag) for flag in ("--session-eval-session", "--session-eval-latest"))
+        if named_here and not latest_here:
+            latest = False
+        elif latest_here and not named_here:
+            named = None
+        else:
+            raise usage_error(
+                "--session-eval-latest",
+                f"picks one session itself, so it does not combine "
+                f"with {given_as(config, '--session-eval-session')}: give one of them"
+            )
+    selection = Selection(
+        session_ids=named,
+        latest=latest,
+        since_ms=_date_bound(config, "--session-eval-since", False),
+        until_ms=_date_bound(config, "--session-eval-until", True),
+    )
+    if selection.since_ms is not None and selection.until_ms is not None and selection.since_ms > selection.until_ms:
+        raise usage_error(
+            "--session-eval-until",
+            f"{option_value(config, '--session-eval-until')} is before "
+            f"{given_as(config, '--session-eval-since')} {option_value(config, '--session-eval-since')}: no session "
+            "could be selected"
+        )
+    return selection
+
+
+def date_range(config: pytest.Config) -> str:
+    """The date range as given, for the summary: "the date range since A until B (how given)"."""
+    bounds = {word: flag for word, flag in (("since", "--session-eval-since"), ("until", "--session-eval-until")) if option_value(config, flag) is not None}
+    return "the date range " + " ".join(f"{word} {option_value(config, flag)}" for word, flag in bounds.items()) + (
+        f" ({', '.join(given_as(config, flag) for flag in bounds.values())})"
+    )
+
+
+def _journals_shown_whole(config: pytest.Config, selection: Selection) -> tuple[str, ...]:
+    """Beside sessions files, a journal given as input still shows every record it holds: the
+    summary says that the options selecting sessions selected those of the sessions files."""
+    selecting = [
+        flag
+        for flag, given in zip(
+            _SELECTING,
+            (selection.session_ids is not None, selection.latest, selection.since_ms is not None, selection.until_ms is not None),
+        )
+        if given
+    ]
+    if not selecting:
+        return ()
+    return (
+        f"{', '.join(given_as(config, flag) for flag in selecting)} selected sessions of the sessions "
+        "files only: the journal(s) given as input show every record",
+    )
+
+
+_LONGEST_JUDGE_TIMEOUT = 86_400.0
+
+
+_DECIMAL = re.compile(r"\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*", re.ASCII)
+
+
+def _judge_timeout(config: pytest.Config) -> float | None:
+    value = option_value(config, "--session-eval-judge-timeout")
+    if value is None:
+        return None
+    # A plain decimal number: float() would also take "1_0", "５" or "nan".
+    seconds = float(value) if _DECIMAL.fullmatch(value) else -1.0
+    if not seconds > 0:
+        raise usage_error("--session-eval-judge-timeout", f"{value!r} is not a positive number of seconds")
+    if seconds > _LONGEST_JUDGE_TIMEOUT:
+        raise usage_error(
+            "--session-eval-judge-timeout", f"{value!r} is longer than a day ({_LONGEST_JUDGE_TIMEOUT:g} s); leave it out for no limit"
+        )
+    return seconds
+
+
+def _utf8_text(flag: str, value: str) -> str:
+    """``value``, or a usage error naming ``flag`` when it cannot be written as UTF-8."""
+    if not is_utf8(value):
+        raise usage_error(flag, f"{value!r} is not valid UTF-8 text")
+    return value
+
+
+def _model_text(name: str, value: str, required: bool) -> str:
+    """A model id as given, trimmed. Only a run that writes records needs it to be UTF-8
+    text (else a usage error naming ``name``); any other run ignores one that is not."""
+    if required:
+        value = _utf8_text(name, value)
+    elif not is_utf8(value):
+        return ""
+    return value.strip(JS_WHITESPACE)
+
+
+def _record_model(config: pytest.Config, required: bool) -> dict[str, str]:
+    """The record's model: ANTHROPIC_MODEL (source env) wins over the options."""
+    source = option_value(config, "--session-eval-model-source")
+    source = "self-report" if source is None else source  # an empty one typed is none of them
+    if source not in MODEL_SOURCES:
+        raise usage_error("--session-eval-model-source", f"{source!r} is not one of {', '.join(MODEL_SOURCES)}")
+    from_env = _model_text("ANTHROPIC_MODEL", os.environ.get("ANTHROPIC_MODEL", ""), required)
+    if from_env:
+        return {"id": from_env, "source": "env"}
+    model_id = _model_text("--session-eval-model-id", option_value(config, "--session-eval-model-id") or "", required)
+    if not model_id and not required:
+        return {"id": "unknown", "source": source}
+    if not model_id:
+        raise usage_error(
+            "--session-eval-journal",
+            "records need the model that ran the sessions: give --session-eval-model-id "
+            "(or the ini key session_eval_model_id, or ANTHROPIC_MODEL in the environment)",
+        )
+    return {"id": model_id, "source": source}
