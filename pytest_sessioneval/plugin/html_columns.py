@@ -18,7 +18,7 @@ from typing import Any, Final
 import pytest
 
 from ..core.rubric import JUDGE
-from ..report.html import html_text
+from ..report.escape import html_text
 from .facts import ITEM_KEYWORD, ItemFacts
 
 __all__ = ["PLUGIN_NAME", "HtmlColumns", "add_files", "register", "verdict_and_evidence"]

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import html
 import math
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date
+from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -43,13 +43,12 @@ from ..core.rubric import (
     STATUSES,
 )
 from ..core.text import show
-from ..core.timestamps import parse_timestamp_ms
+from .charts import SCALE_HEAD, chart, interval_bar, weekly_counts
+from .escape import html_text as _e
 from .intervals import (
     DimensionRate,
     format_interval,
-    format_rate,
     ranking_note,
-    wilson_interval,
 )
 
 if TYPE_CHECKING:
@@ -61,7 +60,6 @@ __all__ = [
     "ReportData",
     "first_text",
     "is_html_page",
-    "html_text",
     "SessionRow",
     "VerdictCell",
     "render_report",
@@ -170,30 +168,10 @@ def write_report(report: ReportData, path: str | Path) -> None:
 # --------------------------------------------------------------------------- the data
 
 
-# Characters an HTML page may not hold (C0 controls but tab and newlines, DEL, C1 controls,
-# lone surrogates, the noncharacters of every plane), and the bidirectional controls that
-# would let one id display as another (U+202E turns what follows around): shown as the
-# escapes a node id uses.
-_UNPRINTABLE: Final = {
-    code: f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
-    for code in (
-        *(c for c in range(0x20) if c not in (0x09, 0x0A, 0x0D)),
-        *range(0x7F, 0xA0),
-        *range(0xD800, 0xE000),
-        *range(0xFDD0, 0xFDF0),
-        *(plane + last for plane in range(0, 0x110000, 0x10000) for last in (0xFFFE, 0xFFFF)),
-        0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A),
-    )
-}
 
 
-def html_text(value: object) -> str:
-    """Escape any value for HTML text and (double- or single-quoted) attribute values;
-    characters a page may not hold are shown as escapes (``\\x00``)."""
-    return html.escape(str(value).translate(_UNPRINTABLE), quote=True)
 
 
-_e = html_text
 
 
 def _deterministic(cell: VerdictCell) -> bool:
@@ -225,55 +203,12 @@ def _rates(report: ReportData, dimensions: Sequence[str]) -> list[DimensionRate]
     return [DimensionRate.from_counts(dimension, counts[dimension]) for dimension in dimensions]
 
 
-@dataclass(frozen=True, slots=True)
-class _Week:
-    """An ISO week: its label (``2026-W30``) and its Monday."""
-
-    label: str
-    monday: date
 
 
-# Every week between the first and last session is plotted up to this span (ten years).
-_MAX_CONTIGUOUS_WEEKS = 522
 
 
-def _week_of(started_at: str | None) -> _Week | None:
-    ms = parse_timestamp_ms(started_at)
-    if ms is None:
-        return None
-    try:
-        day = _EPOCH + timedelta(days=ms // _MS_PER_DAY)
-        year, week, weekday = day.isocalendar()
-        return _Week(f"{year:04d}-W{week:02d}", day - timedelta(days=weekday - 1))
-    except OverflowError:  # a week reaching outside years 1 to 9999: no calendar week to plot
-        return None
 
 
-def _weeks(report: ReportData) -> tuple[list[_Week], dict[str, dict[date, Counter[str]]], int]:
-    """Every week from the first to the last session start, counts per dimension and week,
-    and how many sessions had no parseable start."""
-    by_dimension: dict[str, dict[date, Counter[str]]] = {}
-    undated = 0
-    mondays: set[date] = set()
-    for row in report.sessions:
-        week = _week_of(row.started_at)
-        if week is None:
-            undated += 1
-            continue
-        mondays.add(week.monday)
-        for dimension, cell in _cells(row).items():
-            by_dimension.setdefault(dimension, {}).setdefault(week.monday, Counter())[cell.status] += 1
-    weeks: list[_Week] = []
-    if mondays:
-        first, last = min(mondays), max(mondays)
-        if (last - first).days > 7 * _MAX_CONTIGUOUS_WEEKS:
-            shown = sorted(mondays)  # decades apart: only the weeks that hold sessions
-        else:
-            shown = [first + timedelta(days=7 * n) for n in range((last - first).days // 7 + 1)]
-        for monday in shown:
-            year, week_number, _ = monday.isocalendar()
-            weeks.append(_Week(f"{year:04d}-W{week_number:02d}", monday))
-    return weeks, by_dimension, undated
 
 
 # --------------------------------------------------------------------------- formatting
@@ -291,10 +226,6 @@ def _score(score: float | int | None) -> str:
     return show(score)  # as the evidence and the journal write it: 0.7999999 is no 0.8
 
 
-def _rate_tooltip(label: str, bucket: Counter[str]) -> str:
-    """A week's point: its pass rate line, and the verdicts counted beside it."""
-    extra = [f"{bucket[status]} {status}" for status in (NOT_APPLICABLE, CANNOT_DETERMINE) if bucket[status]]
-    return f"{label}: {format_rate(bucket[PASS], bucket[FAIL])}" + (f"; {', '.join(extra)}" if extra else "")
 
 
 def _badge(status: str) -> str:
@@ -316,33 +247,8 @@ def _provenance(report: ReportData) -> str:
     return f'<section id="provenance" aria-label="Provenance"><dl class="provenance">{cells}</dl></section>'
 
 
-def _interval_bar(rate: DimensionRate) -> str:
-    """A 0-to-1 scale with the interval as a bar and the rate as a dot."""
-    width, left, right = 180.0, 6.0, 174.0
-
-    def x(value: float) -> str:
-        return f"{left + value * (right - left):.1f}"
-
-    parts = [
-        f'<svg class="bar" viewBox="0 0 {width:.0f} 18" width="{width:.0f}" height="18" role="img" '
-        f'aria-label="{_e(rate.describe())}"><title>{_e(rate.dimension)}: {_e(rate.describe())}</title>',
-        f'<line class="scale" x1="{left:.1f}" y1="9" x2="{right:.1f}" y2="9"/>',
-        *(f'<line class="tick" x1="{x(v)}" y1="5" x2="{x(v)}" y2="13"/>' for v in (0.0, 0.5, 1.0)),
-    ]
-    if rate.low is not None and rate.high is not None:
-        parts.append(f'<rect class="ci" x="{x(rate.low)}" y="5" width="{(rate.high - rate.low) * (right - left):.1f}" height="8" rx="2"/>')
-    if rate.rate is not None:
-        parts.append(f'<circle class="rate" cx="{x(rate.rate)}" cy="9" r="3.5"/>')
-    parts.append("</svg>")
-    return "".join(parts)
 
 
-# The 0, 0.5 and 1 marks above the interval bars, at the bars' tick positions.
-_SCALE_HEAD: Final = (
-    '<svg class="bar" viewBox="0 0 180 12" width="180" height="12" role="img" aria-label="scale from 0 to 1">'
-    '<text x="6" y="10" text-anchor="middle">0</text><text x="90" y="10" text-anchor="middle">0.5</text>'
-    '<text x="174" y="10" text-anchor="middle">1</text></svg>'
-)
 
 
 def _dimension_table(rates: Sequence[DimensionRate]) -> str:
@@ -351,7 +257,7 @@ def _dimension_table(rates: Sequence[DimensionRate]) -> str:
         + "".join(f'<th scope="col" class="num">{_e(status)}</th>' for status in STATUSES)
         + '<th scope="col" class="num">n</th><th scope="col" class="num">pass rate</th>'
         '<th scope="col">95% interval</th><th scope="col" class="scale-head">'
-        f"{_SCALE_HEAD}</th></tr></thead>"
+        f"{SCALE_HEAD}</th></tr></thead>"
     )
     rows = []
     for rate in rates:
@@ -361,7 +267,7 @@ def _dimension_table(rates: Sequence[DimensionRate]) -> str:
             + "".join(f'<td class="num">{count}</td>' for count in counts)
             + f'<td class="num">{rate.n}</td>'
             f'<td class="num">{_number(rate.rate) if rate.rate is not None else _DASH}</td>'
-            f"<td>{_e(format_interval(rate.passes, rate.fails))}</td><td>{_interval_bar(rate)}</td></tr>"
+            f"<td>{_e(format_interval(rate.passes, rate.fails))}</td><td>{interval_bar(rate)}</td></tr>"
         )
     return (
         '<table id="dimensions" class="grid">'
@@ -371,105 +277,19 @@ def _dimension_table(rates: Sequence[DimensionRate]) -> str:
     )
 
 
-_CHART_W: Final = 360.0
-_CHART_H: Final = 158.0
-_PAD_L: Final = 34.0
-_PAD_R: Final = 10.0
-_INSET: Final = 22.0
-_PAD_T: Final = 12.0
-_PLOT_H: Final = 110.0
-_N_LABELS_MAX_WEEKS: Final = 14
 
 
-def _chart(dimension: str, weeks: Sequence[_Week], counts: dict[date, Counter[str]]) -> str:
-    """One dimension's weekly pass rate: points with 95% whiskers, lines only between adjacent weeks."""
-    plot_w = _CHART_W - _PAD_L - _PAD_R
-    bottom = _PAD_T + _PLOT_H
-
-    def x(index: int) -> float:
-        # Points sit inside the plot, clear of the y-axis labels and of the right edge.
-        inner = plot_w - 2 * _INSET
-        return _PAD_L + _INSET + (inner / 2 if len(weeks) == 1 else index * inner / (len(weeks) - 1))
-
-    def y(value: float) -> float:
-        return bottom - value * _PLOT_H
-
-    parts = [
-        f'<svg class="chart" viewBox="0 0 {_CHART_W:.0f} {_CHART_H:.0f}" role="img" '
-        f'aria-label="{_e(f"{dimension}: pass rate per ISO week")}">',
-    ]
-    for value in (0.0, 0.5, 1.0):
-        parts.append(
-            f'<line class="gridline" x1="{_PAD_L:.1f}" y1="{y(value):.1f}" x2="{_CHART_W - _PAD_R:.1f}" y2="{y(value):.1f}"/>'
-            f'<text class="axis" x="{_PAD_L - 6:.1f}" y="{y(value) + 3:.1f}" text-anchor="end">{value:g}</text>'
-        )
-    step = max(1, math.ceil(len(weeks) / 5))
-    show_n = len(weeks) <= _N_LABELS_MAX_WEEKS
-    for index, week in enumerate(weeks):
-        cx = x(index)
-        if index % step == 0:
-            parts.append(f'<text class="axis" x="{cx:.1f}" y="{bottom + 14:.1f}" text-anchor="middle">{_e(week.label)}</text>')
-        if show_n:
-            bucket = counts.get(week.monday, Counter())
-            n = bucket[PASS] + bucket[FAIL]
-            parts.append(
-                f'<text class="n" x="{cx:.1f}" y="{bottom + 28:.1f}" text-anchor="middle">n={n}</text>'
-            )
-
-    series = [f'<g class="series" data-dimension="{_e(dimension)}">']
-    run: list[str] = []
-    points: list[str] = []
-    previous: _Week | None = None
-    for index, week in enumerate(weeks):
-        bucket = counts.get(week.monday, Counter())
-        passes, fails = bucket[PASS], bucket[FAIL]
-        n = passes + fails
-        # A line joins adjacent weeks only: a long span plots only the weeks that hold
-        # sessions, and the weeks left out between them are gaps as well.
-        adjacent = previous is not None and (week.monday - previous.monday).days == 7
-        previous = week
-        if n == 0 or not adjacent:
-            if len(run) > 1:
-                series.append(f'<path class="line" d="{" ".join(run)}"/>')
-            run = []
-            if n == 0:
-                continue
-        cx, cy = x(index), y(passes / n)
-        run.append(f"{'M' if not run else 'L'}{cx:.1f},{cy:.1f}")
-        label = f"{week.label} (week of {week.monday.isoformat()})"
-        point = [f'<g class="point"><title>{_e(_rate_tooltip(label, bucket))}</title>']
-        if n >= 2:
-            low, high = wilson_interval(passes, n) or (0.0, 1.0)
-            point.append(
-                f'<line class="whisker" x1="{cx:.1f}" y1="{y(low):.1f}" x2="{cx:.1f}" y2="{y(high):.1f}"/>'
-                f'<line class="whisker" x1="{cx - 3:.1f}" y1="{y(low):.1f}" x2="{cx + 3:.1f}" y2="{y(low):.1f}"/>'
-                f'<line class="whisker" x1="{cx - 3:.1f}" y1="{y(high):.1f}" x2="{cx + 3:.1f}" y2="{y(high):.1f}"/>'
-            )
-        point.append(f'<circle class="dot" cx="{cx:.1f}" cy="{cy:.1f}" r="3.5"/></g>')
-        points.append("".join(point))
-    if len(run) > 1:
-        series.append(f'<path class="line" d="{" ".join(run)}"/>')
-    series.extend(points)
-    series.append("</g>")
-    parts.extend(series)
-    if not points:
-        parts.append(
-            f'<text class="empty" x="{_PAD_L + plot_w / 2:.1f}" y="{_PAD_T + _PLOT_H / 2:.1f}" '
-            'text-anchor="middle">never decided: n = 0 in every week</text>'
-        )
-    parts.append("</svg>")
-    return f'<figure class="chart"><figcaption>{_e(dimension)}</figcaption>{"".join(parts)}</figure>'
 
 
 def _charts(report: ReportData, dimensions: Sequence[str]) -> str:
-    weeks, by_dimension, undated = _weeks(report)
+    weeks, by_dimension, undated = weekly_counts((row.started_at, {d: c.status for d, c in _cells(row).items()}) for row in report.sessions)
     if not report.sessions:
         return '<p class="note">No session was scored, so there is no weekly chart.</p>'
     if not weeks:
         body = '<p class="note">No session has a parseable started_at, so there is no weekly chart.</p>'
     else:
         body = '<div class="charts">' + "".join(
-            _chart(dimension, weeks, by_dimension.get(dimension, {})) for dimension in dimensions
+            chart(dimension, weeks, by_dimension.get(dimension, {})) for dimension in dimensions
         ) + "</div>"
     sessions = "session" if undated == 1 else "sessions"
     undated_note = (
@@ -591,140 +411,12 @@ def _advisory(report: ReportData) -> str:
 
 # --------------------------------------------------------------------------- the page
 
-_STYLE: Final = """
-:root{--ink:#1f2933;--muted:#616e7c;--line:#d9dee4;--soft:#f5f7fa;--accent:#2f5d8a;
---pass:#1e7a46;--pass-bg:#e3f4ea;--fail:#b3261e;--fail-bg:#fbe7e5;--na:#52606d;--na-bg:#eceff2;
---cd:#8a5a00;--cd-bg:#fdf1d8}
-*{box-sizing:border-box}
-[hidden]{display:none!important}
-html{-webkit-text-size-adjust:100%}
-body{margin:0;background:#fff;color:var(--ink);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
-main{max-width:1200px;margin:0 auto;padding:28px 32px 48px}
-header h1{font-size:24px;font-weight:650;margin:0 0 4px}
-header p{margin:0 0 16px;color:var(--muted)}
-h2{font-size:17px;font-weight:650;margin:32px 0 10px;padding-bottom:6px;border-bottom:1px solid var(--line)}
-.provenance{display:grid;grid-template-columns:repeat(auto-fit,minmax(200px,1fr));gap:8px 24px;margin:0;
-padding:12px 16px;background:var(--soft);border:1px solid var(--line);border-radius:6px}
-.provenance div{min-width:0}
-.provenance .wide{grid-column:1/-1}
-.provenance dt{font-size:11px;text-transform:uppercase;letter-spacing:.04em;color:var(--muted)}
-.provenance dd{margin:0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px;overflow-wrap:anywhere}
-table.grid{border-collapse:collapse;width:100%;font-size:13px}
-table.grid th,table.grid td{border-bottom:1px solid var(--line);padding:6px 10px;text-align:left;vertical-align:top}
-table.grid thead th{background:var(--soft);font-weight:600;font-size:12px;color:var(--muted);white-space:nowrap}
-table.grid tbody th{font-weight:600}
-.num{text-align:right!important;font-variant-numeric:tabular-nums}
-#dimensions td,#dimensions th{vertical-align:middle}
-.note{color:var(--muted);font-size:12.5px;margin:8px 0 0}
-.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-svg.bar{display:block}
-svg.bar text{fill:var(--muted);font-size:10px}
-svg.bar .scale{stroke:var(--line);stroke-width:2}
-svg.bar .tick{stroke:#b8c2cc;stroke-width:1}
-svg.bar .ci{fill:#c9d8e8}
-svg.bar .rate,svg.chart .dot{fill:var(--accent)}
-.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:14px}
-figure.chart{margin:0;padding:10px 12px 6px;border:1px solid var(--line);border-radius:6px}
-figure.chart figcaption{font-weight:600;font-size:13px}
-svg.chart{display:block;width:100%;height:auto}
-svg.chart .gridline{stroke:#e4e8ec;stroke-width:1}
-svg.chart .axis{fill:var(--muted);font-size:9.5px}
-svg.chart .n{fill:#9aa5b1;font-size:8.5px}
-svg.chart .line{fill:none;stroke:var(--accent);stroke-width:1.6}
-svg.chart .whisker{stroke:#8fb0cf;stroke-width:1.2}
-svg.chart .empty{fill:var(--muted);font-size:11px}
-svg.chart .point:hover .dot{r:5}
-#does-not-show ul{margin:0;padding-left:20px}
-#does-not-show li{margin:4px 0}
-.filters{display:flex;flex-wrap:wrap;align-items:center;gap:10px 18px;margin:0 0 10px;font-size:13px}
-.filters label{display:flex;align-items:center;gap:6px;color:var(--muted)}
-.filters input,.filters select{font:inherit;color:var(--ink);padding:4px 8px;border:1px solid #c4cdd5;border-radius:4px;background:#fff}
-.filters input{width:240px}
-#filter-count{color:var(--muted);margin-left:auto}
-.scroll{overflow-x:auto}
-table.grid .sid{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px;font-weight:500;overflow-wrap:anywhere;min-width:200px}
-.sessions .where{display:block;font-size:10.5px;font-weight:400;color:var(--muted);white-space:nowrap;overflow-wrap:normal}
-.sessions .when{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:11.5px;color:var(--muted);white-space:nowrap}
-table.sessions th,table.sessions td{padding:6px 8px}
-.sessions td.verdict{min-width:104px}
-details summary{cursor:pointer;list-style:none;white-space:nowrap}
-details summary::-webkit-details-marker{display:none}
-details[open] summary{margin-bottom:4px}
-details summary::after{content:"\\25B8";color:#9aa5b1;font-size:10px;margin-left:5px}
-details[open] summary::after{content:"\\25BE"}
-.evidence{margin:0;white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px;color:#3e4c59;max-width:34em}
-.badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:11.5px;font-weight:600;border:1px solid transparent}
-.s-pass{color:var(--pass);background:var(--pass-bg);border-color:#b7dfc6}
-.s-fail{color:var(--fail);background:var(--fail-bg);border-color:#f0bfba}
-.s-na{color:var(--na);background:var(--na-bg);border-color:#d5dbe1}
-.s-cd{color:var(--cd);background:var(--cd-bg);border-color:#f0d9a6}
-.s-other{color:var(--ink);background:#fff;border-color:var(--line)}
-.score{font-size:11.5px;color:var(--muted);font-variant-numeric:tabular-nums}
-.advisory{margin-top:40px;padding:4px 16px 16px;border:1px dashed #c4a14a;border-radius:6px;background:#fffcf3}
-.advisory h2{border-bottom-color:#ecdcae}
-footer{margin-top:40px;color:var(--muted);font-size:12px}
-"""
+# The page's style and script, shipped as files beside this module (read once, at import).
+_STYLE: Final = (files("pytest_sessioneval.report") / "page.css").read_text(encoding="utf-8")
 
 # Filters the session table by reading the DOM (cell text and data-* attributes); no data lives
 # here. The address may preselect filters: report.html#status=fail&dimension=gate-health&q=text
-_SCRIPT: Final = """
-(function () {
-  "use strict";
-  var form = document.getElementById("filters");
-  var table = document.getElementById("sessions");
-  if (!form || !table) { return; }
-  var text = document.getElementById("filter-text");
-  var status = document.getElementById("filter-status");
-  var dimension = document.getElementById("filter-dimension");
-  var count = document.getElementById("filter-count");
-  var rows = Array.prototype.slice.call(table.tBodies[0].rows);
-  // Hovering a verdict shows its evidence: the page holds each evidence text once.
-  Array.prototype.forEach.call(table.querySelectorAll("td.verdict details"), function (verdict) {
-    var evidence = verdict.querySelector(".evidence");
-    if (evidence) { verdict.querySelector("summary").title = evidence.textContent; }
-  });
-  var columns = Array.prototype.slice.call(table.querySelectorAll("[data-dimension]"));
-
-  function choose(select, value) {
-    for (var i = 0; i < select.options.length; i += 1) {
-      if (select.options[i].value === value) { select.value = value; return; }
-    }
-  }
-
-  function apply() {
-    var needle = text.value.trim().toLowerCase();
-    var wanted = status.value;
-    var only = dimension.value;
-    var shown = 0;
-    columns.forEach(function (cell) {
-      cell.hidden = only !== "" && cell.getAttribute("data-dimension") !== only;
-    });
-    rows.forEach(function (row) {
-      var keep = needle === "" || row.textContent.toLowerCase().indexOf(needle) !== -1;
-      if (keep && wanted !== "") {
-        keep = Array.prototype.some.call(row.querySelectorAll("td[data-dimension]"), function (cell) {
-          return (only === "" || cell.getAttribute("data-dimension") === only) &&
-            cell.getAttribute("data-status") === wanted;
-        });
-      }
-      row.hidden = !keep;
-      if (keep) { shown += 1; }
-    });
-    count.textContent = "Showing " + shown + " of " + rows.length + " sessions";
-  }
-
-  var initial = new URLSearchParams(window.location.hash.slice(1));
-  text.value = initial.get("q") || "";
-  choose(status, initial.get("status") || "");
-  choose(dimension, initial.get("dimension") || "");
-  form.addEventListener("submit", function (event) { event.preventDefault(); });
-  text.addEventListener("input", apply);
-  status.addEventListener("change", apply);
-  dimension.addEventListener("change", apply);
-  form.hidden = false;
-  apply();
-})();
-"""
+_SCRIPT: Final = (files("pytest_sessioneval.report") / "page.js").read_text(encoding="utf-8")
 
 
 def _csp_hash(source: str) -> str:
