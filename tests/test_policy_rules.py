@@ -28,13 +28,9 @@ from pytest_sessioneval.policy.observation import (
     contract_breaches,
     render_diff,
 )
+from pytest_sessioneval.policy.datasets import DataFile, DecisionLog, EnvelopeSet, GoldenSet, ManifestLoad
 from pytest_sessioneval.policy.review import (
     CHECKS,
-    DataFile,
-    DecisionLog,
-    EnvelopeSet,
-    GoldenSet,
-    ManifestLoad,
     Verdict,
     review_decision_log,
     review_envelope_set,

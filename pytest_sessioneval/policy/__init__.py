@@ -1,7 +1,7 @@
 """Offline policy-envelope evals: routing-policy fixture sets and forward tests as pytest items.
 
-The pure part (records, rules, manifests, review) imports no pytest; the
-pytest layer is :mod:`.nodes` and :mod:`.plugin`.
+The pure part (records, rules, manifests, datasets, review) imports no pytest; the
+pytest layer is the :mod:`.plugin` package.
 """
 
 from __future__ import annotations
@@ -17,13 +17,9 @@ from .envelope import (
 from .golden import GoldenCase
 from .manifest import DatasetManifest, EnvelopeManifest, GoldenManifest, Quotas
 from .observation import WORKER_RESULT_FIELDS, Observation, compare, contract_breaches
+from .datasets import DataFile, DecisionLog, EnvelopeSet, GoldenSet, ManifestLoad
 from .review import (
     CHECKS,
-    DataFile,
-    DecisionLog,
-    EnvelopeSet,
-    GoldenSet,
-    ManifestLoad,
     Verdict,
     review_decision_log,
     review_envelope_set,

@@ -42,12 +42,8 @@ from ...plugin.options import (
 )
 from ...plugin.xdist import is_worker, register_wire_safety
 from ..manifest import EnvelopeManifest, GoldenManifest
+from ..datasets import DataFile, DecisionLog, EnvelopeSet, GoldenSet, ManifestLoad
 from ..review import (
-    DataFile,
-    DecisionLog,
-    EnvelopeSet,
-    GoldenSet,
-    ManifestLoad,
     Verdict,
     review_decision_log,
     review_envelope_set,
