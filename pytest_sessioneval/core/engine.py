@@ -316,7 +316,7 @@ def _evaluate(
     stamps = {stamp: stamp for index in to_score if (stamp := starts[index]) is not None}
     del starts
 
-    events = read_events(events_path, problems, stamps, check_every_event_line)
+    events = read_events(events_path, problems, stamps, check_every_event_line, rubric.event_kinds)
     del stamps
     if selection.latest and pick is None:
         raise NoEligibleSession(

@@ -46,9 +46,11 @@ GATE_FAILED: Final = "orchestrator.quality_gate.failed"
 GATE_EVENTS: Final = frozenset({GATE_PASSED, GATE_FAILED})
 BLOCKED: Final = "orchestrator.destructive_guard.blocked"
 LOOP_WARNING: Final = "orchestrator.loop.warning"
-_COUNTED: Final = (BLOCKED, LOOP_WARNING)  # the kinds EventIndex.count answers for
+_COUNTED: Final = (BLOCKED, LOOP_WARNING)  # the standard kinds EventIndex.count answers for
 SESSION_STARTED: Final = "orchestrator.session.started"
-_RELEVANT: Final = GATE_EVENTS | {BLOCKED, LOOP_WARNING, SESSION_STARTED}
+#: The kinds every index holds: those its own questions (gates, counts, host class) are about.
+STANDARD_KINDS: Final = (GATE_PASSED, GATE_FAILED, BLOCKED, LOOP_WARNING, SESSION_STARTED)
+_RELEVANT: Final = frozenset(STANDARD_KINDS)
 FULL_GATE: Final = "full-gate"
 
 # Every relevant event name contains one of these. A name spelt with ``\u``
@@ -56,6 +58,7 @@ FULL_GATE: Final = "full-gate"
 # keeping the lines that hold ``\u``.
 _NEEDLES: Final = (b"quality_gate", b"session.started", b"destructive_guard", b"loop.warning")
 _ESCAPE: Final = b"\\u"
+_SLASH_ESCAPE: Final = b"\\/"  # JSON may spell "/" so too: searched for when a kind holds one
 _CHUNK: Final = 1 << 22
 
 
@@ -84,15 +87,17 @@ _GATE, _FAILING, _FULL, _BLOCKED, _LOOP = 1, 2, 4, 8, 16
 class _Collector:
     """Accumulates the relevant facts of events given in file order."""
 
-    __slots__ = ("times", "kinds", "lines", "exits", "host_class", "_stamps", "_canonical", "_hosts")
+    __slots__ = ("times", "kinds", "lines", "exits", "host_class", "declared", "_stamps", "_canonical", "_hosts")
 
-    def __init__(self, host_stamps: Collection[str] | None) -> None:
+    def __init__(self, host_stamps: Collection[str] | None, declared: Collection[str] = ()) -> None:
         # One row per timed event that a window query counts, in file order.
         self.times: list[int] = []
         self.kinds = bytearray()
         self.lines = array("q")
         self.exits: list[Any] = []  # exit_code of gate rows, None for the others
         self.host_class: dict[str, str] = {}
+        # The times of each kind a rubric declares beyond the standard ones.
+        self.declared: dict[str, list[int]] = {kind: [] for kind in declared if kind not in _RELEVANT}
         self._stamps = host_stamps
         # A mapping gives the caller's own string for each stamp: no second copy is kept.
         self._canonical = host_stamps if isinstance(host_stamps, Mapping) else None
@@ -130,6 +135,9 @@ class _Collector:
             flags = _BLOCKED if name == BLOCKED else _LOOP
             self.exits.append(None)
         else:
+            times = self.declared.get(name) if type(name) is str else None
+            if times is not None and (t := parse_timestamp_ms(event.get("timestamp"))) is not None:
+                times.append(t)
             return
         self.times.append(t)
         self.kinds.append(flags)
@@ -156,6 +164,7 @@ class _Collector:
         index._full_line = array("q", [lines[i] for i in full])
         index._full_exit = [exits[i] for i in full]
         index._host_class = self.host_class
+        index._declared = {kind: times if _is_sorted(times) else sorted(times) for kind, times in self.declared.items()}
         return index
 
 
@@ -191,6 +200,7 @@ class EventIndex:
     _full_exit: list[Any] = field(default_factory=list)
     _full_line: Sequence[int] = field(default_factory=list)
     _host_class: dict[str, str] = field(default_factory=dict)
+    _declared: dict[str, list[int]] = field(default_factory=dict)  # a rubric's own kinds: their sorted times
     _last: tuple[Window | None, int, int] = field(default=(None, 0, 0), compare=False, repr=False)
 
     @classmethod
@@ -199,14 +209,16 @@ class EventIndex:
         events: Iterable[tuple[int, dict[str, Any]]],
         has_events: bool,
         host_stamps: Collection[str] | None = None,
+        kinds: Collection[str] = (),
     ) -> EventIndex:
         """Index ``(line, event)`` pairs given in file order.
 
         ``host_stamps``: when given, only session starts stamped with one of these
         strings are remembered for ``host_class`` (a mapping from each string to
         itself lets the index keep the caller's string objects as its keys).
+        ``kinds``: event kinds to count beside the standard ones (a rubric's own).
         """
-        collector = _Collector(host_stamps)
+        collector = _Collector(host_stamps, kinds)
         for line, event in events:
             collector.add(line, event)
         return collector.index(has_events)
@@ -240,15 +252,23 @@ class EventIndex:
         return end - first, GateEvent(times[at], self._full_exit[at], self._full_line[at])
 
     def count(self, kind: str, window: Window | None) -> int:
-        """How many ``kind`` events (``BLOCKED`` or ``LOOP_WARNING``) lie in the window.
+        """How many ``kind`` events lie in the window: ``BLOCKED``, ``LOOP_WARNING``, or a kind
+        the rubric declares (``Rubric.event_kinds``).
 
-        Raises ``ValueError`` for another kind: only those two are counted (gates are
-        asked with ``quality_gates`` and ``full_gates``), and a silent 0 would be a guess.
+        Raises ``ValueError`` for another kind: it is not indexed (gates are asked with
+        ``quality_gates`` and ``full_gates``), and a silent 0 would be a guess.
         """
+        declared = self._declared.get(kind)
+        if declared is not None:
+            if window is None or window.end < window.start:
+                return 0
+            return bisect_right(declared, window.end) - bisect_left(declared, window.start)
         if kind not in _COUNTED:
+            counted = [*_COUNTED, *self._declared]
             raise ValueError(
-                f"count() counts {' and '.join(_COUNTED)} events, not {kind!r}; quality gates are asked "
-                "with quality_gates() and full_gates()"
+                f"count() counts {', '.join(counted[:-1])} and {counted[-1]} events, not {kind!r}; quality gates "
+                "are asked with quality_gates() and full_gates(), and another kind is counted when the rubric "
+                "declares it (Rubric.event_kinds)"
             )
         counts = self._kinds.get(kind)
         if counts is None:
@@ -270,10 +290,11 @@ def _scan_every_line(path: Path, problems: list[InputProblem], collector: _Colle
     """Decode every line of ``path``: each broken line is reported, relevant events collected."""
     found = False
     add = collector.add
+    relevant = _RELEVANT | collector.declared.keys()
     for line, _, event in iter_lines(path, problems):
         found = True
         name = event.get("event")
-        if type(name) is str and name in _RELEVANT:  # the others are never indexed: skip the call
+        if type(name) is str and name in relevant:  # the others are never indexed: skip the call
             add(line, event)
     return found
 
@@ -287,6 +308,9 @@ def _scan(path: Path, problems: list[InputProblem], collector: _Collector) -> bo
     the hits.
     """
     add = collector.add
+    # A declared kind is searched for as JSON spells it, escapes included.
+    needles = (*_NEEDLES, *(orjson.dumps(kind)[1:-1] for kind in collector.declared))
+    escapes = (_ESCAPE, _SLASH_ESCAPE) if any("/" in kind for kind in collector.declared) else (_ESCAPE,)
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
     source = str(path)
@@ -311,7 +335,7 @@ def _scan(path: Path, problems: list[InputProblem], collector: _Collector) -> bo
                     return found
             find, rfind = buffer.find, buffer.rfind
             ends: dict[int, int] = {}
-            for needle in _NEEDLES:
+            for needle in needles:
                 pos = find(needle, 0, limit)
                 while pos >= 0:
                     start = rfind(b"\n", 0, pos) + 1
@@ -326,7 +350,7 @@ def _scan(path: Path, problems: list[InputProblem], collector: _Collector) -> bo
                 end = find(b"\n", pos, limit)
                 if end < 0:
                     end = limit
-                if find(_ESCAPE, pos, end) >= 0:
+                if any(find(escape, pos, end) >= 0 for escape in escapes):
                     ends[start] = end
                 pos = find(b"\\", end, limit)
             count = buffer.count
@@ -366,6 +390,7 @@ def read_events(
     problems: list[InputProblem],
     host_stamps: Collection[str] | None = None,
     check_every_line: bool = True,
+    kinds: Collection[str] = (),
 ) -> EventIndex:
     """Index ``events.jsonl``; a missing file (``path`` is ``None``) gives an empty index.
 
@@ -376,9 +401,10 @@ def read_events(
     reported (the default). When false, only lines that can name a relevant
     event are decoded: verdicts are the same, it is faster, but a broken line
     of another event kind goes unreported.
+    ``kinds``: event kinds to count beside the standard ones (``Rubric.event_kinds``).
     """
+    collector = _Collector(host_stamps, kinds)
     if path is None:
-        return EventIndex()
-    collector = _Collector(host_stamps)
+        return collector.index(False)
     found = (_scan_every_line if check_every_line else _scan)(path, problems, collector)
     return collector.index(found or _holds_an_object(path))

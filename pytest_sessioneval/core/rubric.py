@@ -126,6 +126,10 @@ class Rubric:
     text_path: Path
     dimensions: tuple[Dimension, ...]
     judge_ids: tuple[str, ...] = ()
+    # The event kinds its scorers read. The quality-gate, destructive-guard, loop-warning and
+    # session-start kinds are always indexed; any other kind a scorer counts
+    # (``SessionContext.events.count``) must be declared here.
+    event_kinds: tuple[str, ...] = ()
     # Filled on first use; not an argument, so dataclasses.replace() gives a new rubric its own.
     _sha256: list[str] = field(default_factory=list, init=False, repr=False, compare=False)
 
@@ -146,6 +150,11 @@ class Rubric:
         if not isinstance(self.judge_ids, (tuple, list)):
             raise RubricError(f"rubric {self.version!r}: judge_ids must be a tuple of strings")
         object.__setattr__(self, "judge_ids", tuple(self.judge_ids))
+        if not isinstance(self.event_kinds, (tuple, list, frozenset, set)) or not all(
+            type(kind) is str and not is_blank(kind) for kind in self.event_kinds
+        ):
+            raise RubricError(f"rubric {self.version!r}: event_kinds must be a tuple of event names (strings that are not blank)")
+        object.__setattr__(self, "event_kinds", tuple(sorted(set(self.event_kinds))))
         ids = [dimension.id for dimension in self.dimensions] + list(self.judge_ids)
         for dimension_id in ids:
             if type(dimension_id) is not str or is_blank(dimension_id):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Final
 
-from ..core.events import BLOCKED, LOOP_WARNING
+from ..core.events import BLOCKED, LOOP_WARNING, STANDARD_KINDS
 from ..core.kpis import KPI_NAMES, duration_source, kpi_notes
 from ..core.rubric import (
     CANNOT_DETERMINE,
@@ -243,4 +243,5 @@ RUBRIC_V1: Final = Rubric(
         Dimension("efficiency-kpis", efficiency_kpis),
     ),
     judge_ids=("instruction-adherence", "report-quality"),
+    event_kinds=STANDARD_KINDS,
 )
