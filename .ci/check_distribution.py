@@ -29,7 +29,7 @@ ENTRY_POINTS = {
     "sessioneval-policy": "pytest_sessioneval.policy.plugin.hooks",
 }
 SDIST_NEEDS = ("LICENSE", "README.md", "pyproject.toml", "tests/conftest.py", "examples/metrics/sessions.jsonl",
-               "docs/usage.md", "benchmarks/generate.py")
+               "docs/usage.md", "benchmarks/generate.py", "tests/data/timestamps.jsonl")
 
 
 def run(*command: str | Path, cwd: Path | None = None) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime
 import json
 import math
+import unicodedata
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -163,124 +164,455 @@ def field(container: Any, name: str) -> Any:
 # ---------------------------------------------------------------------------
 # Timestamps
 # ---------------------------------------------------------------------------
+#
+# SEMANTICS.md: a timestamp is what V8's Date.parse makes of it, the machine's zone being UTC.
+# What follows re-tells V8's date parser (src/date/dateparser*) step by step, in its own
+# order and words: a character reader, a lazy tokenizer with one token of look-ahead, the ES5
+# ISO reader (token by token, time part included), the legacy loop, the three composers and
+# MakeDay/MakeTime. It shares nothing with the package's reader (which reads the ES format
+# with a regular expression and tokenizes up front), so the two check each other.
 
 ASCII_DIGITS = "0123456789"
 MS_PER_DAY = 24 * 60 * 60 * 1000
+MAX_TIME_MS = 8.64e15
+NONE = None  # V8's kNone: a missing value
 
 
-def _all_digits(text: str, length: int) -> bool:
-    if len(text) != length:
+def _is_js_white_space(char: str) -> bool:
+    """ECMAScript WhiteSpace or LineTerminator."""
+    return char in "\t\n\v\f\r \ufeff\u2028\u2029" or unicodedata.category(char) == "Zs"
+
+
+class _Reader:
+    """V8's InputReader: one character at a time; the character "" is the end (so is NUL)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.index = 0
+        self.char = ""
+        self.advance()
+
+    def advance(self) -> None:
+        self.char = self.text[self.index] if self.index < len(self.text) else ""
+        if self.char == "\0":
+            self.char = ""
+        self.index += 1
+
+    def at_end(self) -> bool:
+        return self.char == ""
+
+    def is_digit(self) -> bool:
+        return self.char != "" and self.char in ASCII_DIGITS
+
+    def is_alpha_or_above(self) -> bool:
+        return self.char != "" and ord(self.char) >= ord("A")
+
+    def is_white_space_char(self) -> bool:
+        # V8's IsWhiteSpace: WhiteSpace only, line terminators not included.
+        return self.char != "" and self.char not in "\n\r\u2028\u2029" and _is_js_white_space(self.char)
+
+
+class _Tok:
+    def __init__(self, tag: str, value: Any = None, length: int = 0, word_type: str = "") -> None:
+        self.tag = tag  # "number" "symbol" "word" "space" "unknown" "end" "invalid"
+        self.value = value
+        self.length = length
+        self.word_type = word_type  # for words: "month" "zone" "t" "ampm" "garbage"
+
+    def number_of_length(self, length: int) -> bool:
+        return self.tag == "number" and self.length == length
+
+    def symbol(self, char: str) -> bool:
+        return self.tag == "symbol" and self.value == char
+
+    def sign(self) -> bool:
+        return self.symbol("+") or self.symbol("-")
+
+    def keyword_z(self) -> bool:
+        return self.tag == "word" and self.word_type == "zone" and self.length == 1 and self.value == 0
+
+
+_KEYWORD_TABLE = [  # (first three letters, type, value), in V8's order
+    ("jan", "month", 1), ("feb", "month", 2), ("mar", "month", 3), ("apr", "month", 4),
+    ("may", "month", 5), ("jun", "month", 6), ("jul", "month", 7), ("aug", "month", 8),
+    ("sep", "month", 9), ("oct", "month", 10), ("nov", "month", 11), ("dec", "month", 12),
+    ("am", "ampm", 0), ("pm", "ampm", 12), ("ut", "zone", 0), ("utc", "zone", 0), ("z", "zone", 0),
+    ("gmt", "zone", 0), ("cdt", "zone", -5), ("cst", "zone", -6), ("edt", "zone", -4),
+    ("est", "zone", -5), ("mdt", "zone", -6), ("mst", "zone", -7), ("pdt", "zone", -7),
+    ("pst", "zone", -8), ("t", "t", 0),
+]
+
+
+def _keyword(word: str) -> tuple[str, int]:
+    prefix = ""
+    for char in word[:3]:
+        prefix += chr(ord(char) + 32) if "A" <= char <= "Z" else char
+    for letters, kind, value in _KEYWORD_TABLE:
+        if prefix == letters and (len(word) <= 3 or kind == "month"):
+            return kind, value
+    return "garbage", 0
+
+
+class _Scanner:
+    """V8's DateStringTokenizer: next() hands out the token peek() shows, and reads one more."""
+
+    def __init__(self, text: str) -> None:
+        self.reader = _Reader(text)
+        self.ahead = self._scan()
+
+    def peek(self) -> _Tok:
+        return self.ahead
+
+    def next(self) -> _Tok:
+        token = self.ahead
+        self.ahead = self._scan()
+        return token
+
+    def skip_symbol(self, char: str) -> bool:
+        if self.ahead.symbol(char):
+            self.ahead = self._scan()
+            return True
         return False
-    for char in text:
-        if char not in ASCII_DIGITS:
+
+    def _scan(self) -> _Tok:
+        r = self.reader
+        if r.at_end():
+            return _Tok("end")
+        if r.is_digit():
+            digits = ""
+            while r.is_digit():
+                digits += r.char
+                r.advance()
+            significant = digits.lstrip("0")[:9]  # leading zeros, then nine digits, count
+            return _Tok("number", int(significant) if significant else 0, len(digits))
+        if r.char in ":-+.)":
+            char = r.char
+            r.advance()
+            return _Tok("symbol", char, 1)
+        if r.is_alpha_or_above() and not r.is_white_space_char():
+            word = ""
+            while r.is_alpha_or_above() and not r.is_white_space_char():
+                word += r.char
+                r.advance()
+            kind, value = _keyword(word)
+            return _Tok("word", value, len(word.encode("utf-16-le", "surrogatepass")) // 2, kind)
+        if _is_js_white_space(r.char):
+            r.advance()
+            return _Tok("space", None, 1)
+        if r.char == "(":
+            balance = 0
+            while True:
+                if r.char == ")":
+                    balance -= 1
+                elif r.char == "(":
+                    balance += 1
+                r.advance()
+                if balance <= 0 or r.at_end():
+                    break
+            return _Tok("unknown")
+        r.advance()
+        return _Tok("unknown")
+
+
+def _read_millis(token: _Tok) -> int:
+    """V8's ReadMilliseconds: the first three significant digits, from value and length."""
+    number, length = token.value, token.length
+    if length == 1:
+        return number * 100
+    if length == 2:
+        return number * 10
+    length = min(length, 9)
+    while length > 3:
+        number //= 10
+        length -= 1
+    return number
+
+
+class _Day:
+    def __init__(self) -> None:
+        self.comp: list[int] = []
+        self.named_month = NONE
+        self.iso = False
+
+    def add(self, n: int) -> bool:
+        if len(self.comp) >= 3:
             return False
-    return True
-
-
-def _is_leap_year(year: int) -> bool:
-    if year % 400 == 0:
+        self.comp.append(n)
         return True
-    if year % 100 == 0:
-        return False
-    return year % 4 == 0
+
+    def write(self) -> tuple[int, int, int] | None:
+        if len(self.comp) < 1:
+            return None
+        comp = self.comp + [1] * (3 - len(self.comp))
+        if self.named_month is NONE:
+            if self.iso or not 1 <= comp[0] <= 31:
+                year, month, day = comp[0], comp[1], comp[2]
+            else:
+                month, day, year = comp[0], comp[1], comp[2]
+        else:
+            month = self.named_month
+            if not 1 <= comp[0] <= 31:
+                year, day = comp[0], comp[1]
+            else:
+                day, year = comp[0], comp[1]
+        if not self.iso:
+            if 0 <= year <= 49:
+                year += 2000
+            elif 50 <= year <= 99:
+                year += 1900
+        if not 1 <= month <= 12 or not 1 <= day <= 31:
+            return None
+        return year, month, day
 
 
-def _days_in_month(year: int, month: int) -> int:
-    if month == 2:
-        return 29 if _is_leap_year(year) else 28
-    if month in (4, 6, 9, 11):
-        return 30
-    return 31
+class _Time:
+    def __init__(self) -> None:
+        self.comp: list[int] = []
+        self.hour_offset = NONE
+
+    def empty(self) -> bool:
+        return len(self.comp) == 0
+
+    def expecting(self, n: int) -> bool:
+        index = len(self.comp)
+        return (index == 1 and 0 <= n <= 59) or (index == 2 and 0 <= n <= 59) or (index == 3 and 0 <= n <= 999)
+
+    def add(self, n: int) -> bool:
+        if len(self.comp) >= 4:
+            return False
+        self.comp.append(n)
+        return True
+
+    def add_final(self, n: int) -> bool:
+        if not self.add(n):
+            return False
+        while len(self.comp) < 4:
+            self.comp.append(0)
+        return True
+
+    def write(self) -> tuple[int, int, int, int] | None:
+        hour, minute, second, milli = (self.comp + [0, 0, 0, 0])[:4]
+        if self.hour_offset is not NONE:
+            if not 0 <= hour <= 12:
+                return None
+            hour = hour % 12 + self.hour_offset
+        in_range = 0 <= hour <= 23 and 0 <= minute <= 59 and 0 <= second <= 59 and 0 <= milli <= 999
+        end_of_day = hour == 24 and minute == 0 and second == 0 and milli == 0
+        if not in_range and not end_of_day:
+            return None
+        return hour, minute, second, milli
+
+
+class _Zone:
+    def __init__(self) -> None:
+        self.sign = NONE
+        self.hour = NONE
+        self.minute = NONE
+
+    def set(self, hours: int) -> None:
+        self.sign = -1 if hours < 0 else 1
+        self.hour = abs(hours)
+        self.minute = 0
+
+    def expecting(self, n: int) -> bool:
+        return self.hour is not NONE and self.minute is NONE and 0 <= n <= 59
+
+    def is_utc(self) -> bool:
+        return self.hour == 0 and self.minute == 0
+
+    def write(self) -> tuple[bool, int | None]:
+        """(ok, offset seconds or None for local time)."""
+        if self.sign is NONE:
+            return True, None
+        hour = 0 if self.hour is NONE else self.hour
+        minute = 0 if self.minute is NONE else self.minute
+        total = (hour * 3600 + minute * 60) & 0xFFFFFFFF  # unsigned 32-bit, as in V8
+        if total > 0x7FFFFFFF:
+            return False, None
+        return True, total if self.sign > 0 else -total
+
+
+def _es5(scanner: _Scanner, day: _Day, time: _Time, zone: _Zone) -> _Tok:
+    """V8's ParseES5DateTime: the token the legacy loop starts with, "end" or "invalid"."""
+    if scanner.peek().sign():
+        sign_token = scanner.next()
+        if not scanner.peek().number_of_length(6):
+            return sign_token
+        year = scanner.next().value
+        if sign_token.value == "-" and year == 0:
+            return sign_token
+        day.add(year if sign_token.value == "+" else -year)
+    elif scanner.peek().number_of_length(4):
+        day.add(scanner.next().value)
+    else:
+        return scanner.next()
+    if scanner.skip_symbol("-"):
+        if not scanner.peek().number_of_length(2) or not 1 <= scanner.peek().value <= 12:
+            return scanner.next()
+        day.add(scanner.next().value)
+        if scanner.skip_symbol("-"):
+            if not scanner.peek().number_of_length(2) or not 1 <= scanner.peek().value <= 31:
+                return scanner.next()
+            day.add(scanner.next().value)
+    if not (scanner.peek().tag == "word" and scanner.peek().word_type == "t"):
+        if scanner.peek().tag != "end":
+            return scanner.next()
+    else:
+        scanner.next()
+        if not scanner.peek().number_of_length(2) or not 0 <= scanner.peek().value <= 24:
+            return _Tok("invalid")
+        hour_is_24 = scanner.peek().value == 24
+        time.add(scanner.next().value)
+        if not scanner.skip_symbol(":"):
+            return _Tok("invalid")
+        if (not scanner.peek().number_of_length(2) or scanner.peek().value > 59
+                or (hour_is_24 and scanner.peek().value > 0)):
+            return _Tok("invalid")
+        time.add(scanner.next().value)
+        if scanner.skip_symbol(":"):
+            if (not scanner.peek().number_of_length(2) or scanner.peek().value > 59
+                    or (hour_is_24 and scanner.peek().value > 0)):
+                return _Tok("invalid")
+            time.add(scanner.next().value)
+            if scanner.skip_symbol("."):
+                if scanner.peek().tag != "number" or (hour_is_24 and scanner.peek().value > 0):
+                    return _Tok("invalid")
+                time.add(_read_millis(scanner.next()))
+        if scanner.peek().keyword_z():
+            scanner.next()
+            zone.set(0)
+        elif scanner.peek().sign():
+            zone.sign = 1 if scanner.next().value == "+" else -1
+            if scanner.peek().number_of_length(4):
+                hourmin = scanner.next().value
+                hour, minute = hourmin // 100, hourmin % 100
+                if not 0 <= hour <= 23 or not 0 <= minute <= 59:
+                    return _Tok("invalid")
+                zone.hour, zone.minute = hour, minute
+            else:
+                if not scanner.peek().number_of_length(2) or not 0 <= scanner.peek().value <= 23:
+                    return _Tok("invalid")
+                zone.hour = scanner.next().value
+                if not scanner.skip_symbol(":"):
+                    return _Tok("invalid")
+                if not scanner.peek().number_of_length(2) or not 0 <= scanner.peek().value <= 59:
+                    return _Tok("invalid")
+                zone.minute = scanner.next().value
+        if scanner.peek().tag != "end":
+            return _Tok("invalid")
+    if zone.hour is NONE and time.empty():
+        zone.set(0)
+    day.iso = True
+    return _Tok("end")
+
+
+def _v8_fields(text: str) -> tuple[tuple[int, int, int], tuple[int, int, int, int], int | None] | None:
+    """V8's DateParser::Parse: the date, the time and the offset, or None when it fails."""
+    scanner = _Scanner(text)
+    day, time, zone = _Day(), _Time(), _Zone()
+    token = _es5(scanner, day, time, zone)
+    if token.tag == "invalid":
+        return None
+    has_read_number = len(day.comp) > 0
+    while token.tag != "end":
+        if token.tag == "number":
+            has_read_number = True
+            n = token.value
+            if scanner.skip_symbol(":"):
+                if scanner.skip_symbol(":"):
+                    if not time.empty():
+                        return None
+                    time.add(n)
+                    time.add(0)
+                else:
+                    if not time.add(n):
+                        return None
+                    if scanner.peek().symbol("."):
+                        scanner.next()
+            elif scanner.skip_symbol(".") and time.expecting(n):
+                time.add(n)
+                if scanner.peek().tag != "number":
+                    return None
+                time.add_final(_read_millis(scanner.next()))
+            elif zone.expecting(n):
+                zone.minute = n
+            elif time.expecting(n):
+                time.add_final(n)
+                ahead = scanner.peek()
+                if not (ahead.tag in ("end", "space") or ahead.keyword_z() or ahead.sign()):
+                    return None
+            else:
+                if not day.add(n):
+                    return None
+                scanner.skip_symbol("-")
+        elif token.tag == "word":
+            if token.word_type == "ampm" and not time.empty():
+                time.hour_offset = token.value
+            elif token.word_type == "month":
+                day.named_month = token.value
+                scanner.skip_symbol("-")
+            elif token.word_type == "zone" and has_read_number:
+                zone.set(token.value)
+            else:
+                if has_read_number:
+                    return None
+                if scanner.peek().tag == "number":
+                    return None
+        elif token.sign() and (zone.is_utc() or not time.empty()):
+            zone.sign = 1 if token.value == "+" else -1
+            n = length = 0
+            if scanner.peek().tag == "number":
+                number = scanner.next()
+                n, length = number.value, number.length
+            has_read_number = True
+            if scanner.peek().symbol(":"):
+                zone.hour, zone.minute = n, NONE
+            elif length in (1, 2):
+                zone.hour, zone.minute = n, 0
+            elif length in (3, 4):
+                zone.hour, zone.minute = n // 100, n % 100
+            else:
+                return None
+        elif (token.sign() or token.symbol(")")) and has_read_number:
+            return None
+        token = scanner.next()
+    date = day.write()
+    if date is None:
+        return None
+    clock = time.write()
+    if clock is None:
+        return None
+    ok, offset = zone.write()
+    if not ok:
+        return None
+    return date, clock, offset
 
 
 def _days_since_epoch(year: int, month: int, day: int) -> int:
-    """Days from 1970-01-01 to the proleptic Gregorian date (year may be 0)."""
-    if year < 1:
-        # datetime starts at year 1; the Gregorian calendar repeats every 400 years.
-        return _days_since_epoch(year + 400, month, day) - 146097
-    ordinal = datetime.date(year, month, day).toordinal()
-    return ordinal - datetime.date(1970, 1, 1).toordinal()
+    """Days from 1970-01-01 to the proleptic Gregorian date, any year (400-year cycles)."""
+    cycles = (year - 2000) // 400
+    ordinal = datetime.date(year - 400 * cycles, month, day).toordinal()
+    return ordinal - datetime.date(1970, 1, 1).toordinal() + cycles * 146097
 
 
 def parse_timestamp(value: Any) -> int | None:
-    """Milliseconds since the epoch per SEMANTICS.md, or None when unparseable.
-
-    Forms: ``YYYY-MM-DD`` (UTC midnight) or ``YYYY-MM-DD<T|t|space>hh:mm:ss``
-    with optional ``.fraction`` (one or more digits, truncated to ms) and an
-    optional offset ``Z``/``z``/``+hh:mm``/``-hh:mm`` (absent = UTC).
-    """
+    """Milliseconds since the epoch as V8's Date.parse gives them (TZ=UTC), None for NaN."""
     if type(value) is not str:
         return None
-    text = value
-    if len(text) < 10:
+    fields = _v8_fields(value)
+    if fields is None:
         return None
-    date_part = text[:10]
-    if date_part[4] != "-" or date_part[7] != "-":
+    (year, month, day), (hour, minute, second, milli), offset = fields
+    if not -1_000_000 <= year <= 1_000_000:  # MakeDay
         return None
-    if not (
-        _all_digits(date_part[0:4], 4)
-        and _all_digits(date_part[5:7], 2)
-        and _all_digits(date_part[8:10], 2)
-    ):
+    # MakeDay: the first of the month, then the days; a day past the month's end rolls over.
+    days = _days_since_epoch(year, month, 1) + day - 1
+    ms = days * MS_PER_DAY + ((hour * 60 + minute) * 60 + second) * 1000 + milli
+    if offset is not None:  # with no zone, the local time is UTC
+        ms -= offset * 1000
+    if abs(ms) > MAX_TIME_MS:  # TimeClip
         return None
-    year = int(date_part[0:4])
-    month = int(date_part[5:7])
-    day = int(date_part[8:10])
-    if month < 1 or month > 12:
-        return None
-    if day < 1 or day > _days_in_month(year, month):
-        return None
-    days = _days_since_epoch(year, month, day)
-
-    rest = text[10:]
-    if rest == "":
-        return days * MS_PER_DAY
-    if rest[0] not in ("T", "t", " "):
-        return None
-    rest = rest[1:]
-    if len(rest) < 8 or rest[2] != ":" or rest[5] != ":":
-        return None
-    if not (
-        _all_digits(rest[0:2], 2) and _all_digits(rest[3:5], 2) and _all_digits(rest[6:8], 2)
-    ):
-        return None
-    hour = int(rest[0:2])
-    minute = int(rest[3:5])
-    second = int(rest[6:8])
-    if hour > 23 or minute > 59 or second > 59:
-        return None
-    rest = rest[8:]
-
-    millis = 0
-    if rest.startswith("."):
-        count = 1
-        while count < len(rest) and rest[count] in ASCII_DIGITS:
-            count += 1
-        fraction = rest[1:count]
-        if fraction == "":
-            return None
-        millis = int((fraction + "000")[:3])  # truncate, never round
-        rest = rest[count:]
-
-    offset_minutes = 0
-    if rest in ("", "Z", "z"):
-        offset_minutes = 0
-    elif len(rest) == 6 and rest[0] in ("+", "-") and rest[3] == ":":
-        if not (_all_digits(rest[1:3], 2) and _all_digits(rest[4:6], 2)):
-            return None
-        offset_hour = int(rest[1:3])
-        offset_minute = int(rest[4:6])
-        if offset_hour > 23 or offset_minute > 59:
-            return None
-        offset_minutes = offset_hour * 60 + offset_minute
-        if rest[0] == "-":
-            offset_minutes = -offset_minutes
-    else:
-        return None
-
-    local_ms = days * MS_PER_DAY + ((hour * 60 + minute) * 60 + second) * 1000 + millis
-    # local time = UTC + offset, so UTC = local time - offset
-    return local_ms - offset_minutes * 60 * 1000
+    return ms
 
 
 # ---------------------------------------------------------------------------

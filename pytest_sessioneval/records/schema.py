@@ -99,7 +99,7 @@ def _hex(value: str) -> str:
 
 def _iso_timestamp(value: str) -> str:
     if parse_timestamp_ms(value) is None:
-        raise ValueError("must be an ISO 8601 date-time")
+        raise ValueError("must be a date-time that JavaScript's Date.parse reads")
     return value
 
 
@@ -302,9 +302,9 @@ def record_json_schema() -> dict[str, Any]:
     schema["description"] = (
         "One session-eval record: no top-level overall/total/mean/global_score; judge dimensions "
         'carry advisory: true and calibration_status: "uncalibrated", deterministic ones carry '
-        "neither; KPIs are non-negative numbers or null. The plugin (pytest_sessioneval.record."
+        "neither; KPIs are non-negative numbers or null. The plugin (pytest_sessioneval.records."
         "validate_record) also enforces what this schema leaves to it: a timestamp must parse as "
-        "an ISO 8601 date-time or date (wider than JSON Schema's date-time format), an integer must "
+        "JavaScript's Date.parse reads it (wider than JSON Schema's date-time format), an integer must "
         "fit in 64 bits, a number must be finite, and text must not be blank by JavaScript's trim "
         "(a dimension's evidence excepted: it may be any string)."
     )
