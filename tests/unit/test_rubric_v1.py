@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 import pytest
-from conftest import gate, session, write_jsonl
+from builders import gate, session, write_jsonl
 
 from pytest_sessioneval import Selection, evaluate, score_sessions
 from pytest_sessioneval.core.engine import NoEligibleSession, UnidentifiedRecord

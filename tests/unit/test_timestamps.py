@@ -11,15 +11,15 @@ fresh spellings is compared with node itself.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import oracle
 import pytest
+from builders import ROOT
 from timestamp_spellings import NODE, spellings, v8_parse
 
 from pytest_sessioneval.core.timestamps import _parse, parse_timestamp_ms
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = ROOT / "tests" / "data"
 
 
 def _rows(name: str) -> list[dict[str, object]]:

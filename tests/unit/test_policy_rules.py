@@ -7,9 +7,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import scenario
+from builders import DOCS, scenario
 from pydantic import ValidationError
 
+from pytest_sessioneval.policy.datasets import (
+    DataFile,
+    DecisionLog,
+    EnvelopeSet,
+    GoldenSet,
+    ManifestLoad,
+)
 from pytest_sessioneval.policy.envelope import INVARIANTS, ScenarioRecord
 from pytest_sessioneval.policy.fields import check_fields, show_path, show_value
 from pytest_sessioneval.policy.golden import GoldenCase
@@ -28,7 +35,6 @@ from pytest_sessioneval.policy.observation import (
     contract_breaches,
     render_diff,
 )
-from pytest_sessioneval.policy.datasets import DataFile, DecisionLog, EnvelopeSet, GoldenSet, ManifestLoad
 from pytest_sessioneval.policy.review import (
     CHECKS,
     Verdict,
@@ -877,7 +883,7 @@ def test_golden_case_allows_the_owners_own_fields() -> None:
 
 
 def test_the_maintainers_page_documents_every_check() -> None:
-    page = (Path(__file__).resolve().parent.parent / "docs" / "policy-envelopes.md").read_text(encoding="utf-8")
+    page = (DOCS / "policy-envelopes.md").read_text(encoding="utf-8")
     undocumented = [check for check in CHECKS if f"| `{check}` |" not in page]
     assert undocumented == []
 

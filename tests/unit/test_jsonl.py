@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import session, write_jsonl
+from builders import session, write_jsonl
 
 from pytest_sessioneval import InputWarning, score_sessions
 from pytest_sessioneval.core.jsonl import (

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import NOISY_TEARDOWN, scenario
+from builders import NOISY_TEARDOWN, ROOT, scenario
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "policy"
+EXAMPLES = ROOT / "examples" / "policy"
 SIX = ("conclusion", "evidence", "files_and_lines", "tests_or_checks", "risks", "recommended_parent_action")
 SCENARIO_CHECKS = (
     "fields",

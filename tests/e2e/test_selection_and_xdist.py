@@ -9,7 +9,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from conftest import MetricsWriter, session, write_jsonl, write_raw_lines
+from builders import MetricsWriter, session, write_jsonl, write_raw_lines
 
 
 @pytest.fixture

@@ -2,218 +2,32 @@
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
-import multiprocessing
 import os
-import re
 import socket
 import subprocess
 import sys
-import tracemalloc
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import MetricsWriter, gate, session, write_jsonl
+from builders import (
+    SHA,
+    MetricsWriter,
+    gate,
+    reference_record,
+    reference_rules_accept,
+    session,
+    write_jsonl,
+)
 
 from pytest_sessioneval import score_sessions
 from pytest_sessioneval.records import (
-    InvalidRecord,
-    JournalError,
-    append_records,
-    hostname_hash,
-    project_submission,
-    read_journal,
-    record_json_schema,
     validate_record,
 )
-from pytest_sessioneval.records.journal import is_journal
 
-SHA = "ba87f2c2099def7b37b9cf343cef80529a73f67b4f77b3209604788c16357c8d"
 STAMP = "2026-08-01T00:00:00.000Z"
-DOCS = Path(__file__).resolve().parent.parent / "docs"
-
-
-def reference_record(**changes: Any) -> dict[str, Any]:
-    """A record in the shape the reference engine writes to its eval.jsonl."""
-    record: dict[str, Any] = {
-        "record_kind": "session-eval",
-        "run_id": "main-2026-07-16-deep-1-eval-20260716T100000000Z",
-        "session_id": "main-2026-07-16-deep-1",
-        "standard_version": "aiat-llm-eval/1.0",
-        "rubric_version": "rubric-v1",
-        "provenance": {"rubric_sha256": SHA, "engine_commit": "d92c2ca"},
-        "model": {"id": "claude-opus-4", "source": "self-report"},
-        "harness": {"plugin_version": "3.4.0", "platform": "claude-code", "host_class": None, "hostname_hash": "9f86d081884c7d65"},
-        "kpis": {"duration_seconds": 5400, "total_waves": 3, "total_agents": 6, "token_input": None, "token_output": None, "carryover": 0},
-        "dimensions": [
-            {"id": "verification-evidence", "method": "deterministic", "status": "pass", "evidence": "attribution: time-window. 3 quality_gate event(s) in window, all exit_code=0."},
-            {"id": "plan-fidelity", "method": "deterministic", "status": "pass", "score": 1, "evidence": "completion_rate=1 (v1 threshold: pass iff completion_rate >= 0.8)"},
-            {"id": "gate-health", "method": "deterministic", "status": "pass", "evidence": "attribution: time-window. 1 full-gate event(s) in window; last exit_code=0."},
-            {"id": "process-safety", "method": "deterministic", "status": "pass", "evidence": "no adverse signals."},
-            {"id": "efficiency-kpis", "method": "deterministic", "status": "not-applicable", "evidence": "REPORTED, not graded."},
-            {"id": "instruction-adherence", "method": "judge", "status": "pass", "evidence": "followed the rules", "advisory": True, "calibration_status": "uncalibrated"},
-        ],
-        "handle": None,
-        "anonymized": True,
-        "timestamp": "2026-07-16T10:00:00.000Z",
-        "schema_version": 1,
-    }
-    record.update(changes)
-    return record
-
-
-def reference_rules_accept(record: dict[str, Any]) -> bool:
-    """The reference validator's rules, restated: what a record must be for its reader."""
-    def text(v: Any) -> bool:
-        return isinstance(v, str) and bool(v.strip())
-
-    def number_or_null(v: Any) -> bool:
-        return v is None or (type(v) in (int, float) and v == v and abs(v) != float("inf"))
-
-    if any(k in record for k in ("overall", "total", "mean", "global_score")):
-        return False
-    version = record.get("schema_version", 1)
-    if type(version) is bool or version != 1 or record.get("record_kind") != "session-eval":  # true !== 1
-        return False
-    required = ["record_kind", "run_id", "session_id", "standard_version", "rubric_version", "provenance", "model", "harness", "kpis", "dimensions", "anonymized", "timestamp"]
-    if any(k not in record for k in required) or not all(text(record[k]) for k in ("run_id", "session_id", "standard_version", "rubric_version", "timestamp")):
-        return False
-    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?)?", record["timestamp"]):
-        return False
-    p, m, h, k = record["provenance"], record["model"], record["harness"], record["kpis"]
-    if not text(p.get("rubric_sha256")) or "engine_commit" not in p or not (p["engine_commit"] is None or text(p["engine_commit"])):
-        return False
-    if not text(m.get("id")) or m.get("source") not in ("self-report", "env", "config"):
-        return False
-    if not text(h.get("plugin_version")) or not text(h.get("platform")):
-        return False
-    if not (h.get("host_class") is None or text(h.get("host_class"))):
-        return False
-    if h.get("hostname_hash") is not None and not re.fullmatch(r"[a-f0-9]{8,}", h["hostname_hash"]):
-        return False
-    for name in ("duration_seconds", "total_waves", "total_agents", "token_input", "token_output", "carryover"):
-        if name not in k or not number_or_null(k[name]) or (k[name] is not None and k[name] < 0):
-            return False
-    for d in record["dimensions"]:
-        if not text(d.get("id")) or d.get("method") not in ("deterministic", "judge") or not isinstance(d.get("evidence"), str):
-            return False
-        if d.get("status") not in ("pass", "fail", "not-applicable", "cannot-determine"):
-            return False
-        if "score" in d and not number_or_null(d["score"]):
-            return False
-        if d["method"] == "judge" and (d.get("advisory") is not True or d.get("calibration_status") != "uncalibrated"):
-            return False
-        if d["method"] == "deterministic" and ("advisory" in d or "calibration_status" in d):
-            return False
-    return isinstance(record["anonymized"], bool) and (record.get("handle") is None or text(record.get("handle")))
-
-
-def test_a_reference_record_validates_here() -> None:
-    validate_record(reference_record())
-    assert reference_rules_accept(reference_record())
-    for version in (1, 1.0):  # one number in JavaScript, which the reference compares with !== 1
-        assert validate_record(reference_record(schema_version=version)).schema_version == 1
-
-
-@pytest.mark.parametrize(
-    ("change", "field"),
-    [
-        (lambda r: r.update(overall=0.9), "overall"),
-        (lambda r: r.update(global_score=1), "global_score"),
-        (lambda r: r.update(mean=1), "mean"),
-        (lambda r: r.update(total=1), "total"),
-        (lambda r: r.pop("run_id"), "run_id"),
-        (lambda r: r.update(session_id="  "), "session_id"),
-        (lambda r: r.update(schema_version=2), "schema_version"),
-        (lambda r: r.update(schema_version=True), "schema_version"),
-        (lambda r: r.update(schema_version=None), "schema_version"),
-        (lambda r: r["dimensions"][0].update(advisory=None), "dimensions[0]"),
-        (lambda r: r["dimensions"][0].update(calibration_status=None), "dimensions[0]"),
-        (lambda r: r.update(record_kind="benchmark"), "record_kind"),
-        (lambda r: r["provenance"].pop("engine_commit"), "provenance.engine_commit"),
-        (lambda r: r["model"].update(source="guess"), "model.source"),
-        (lambda r: r["harness"].update(hostname_hash="build-host.local"), "harness.hostname_hash"),
-        (lambda r: r["kpis"].pop("carryover"), "kpis.carryover"),
-        (lambda r: r["kpis"].update(total_waves=-1), "kpis.total_waves"),
-        (lambda r: r["kpis"].update(token_input="12"), "kpis.token_input"),
-        (lambda r: r["dimensions"][0].update(status="ok"), "dimensions[0].status"),
-        (lambda r: r["dimensions"][0].update(advisory=True), "dimensions[0]"),
-        (lambda r: r["dimensions"][5].pop("advisory"), "dimensions[5]"),
-        (lambda r: r["dimensions"][5].update(calibration_status="calibrated"), "dimensions[5]"),
-        (lambda r: r["dimensions"][1].update(score="1"), "dimensions[1].score"),
-        (lambda r: r.update(anonymized="yes"), "anonymized"),
-        (lambda r: r.update(handle=""), "handle"),
-        (lambda r: r.update(timestamp="tomorrow"), "timestamp"),
-    ],
-)
-def test_invalid_records_name_the_field(change: Any, field: str) -> None:
-    record = copy.deepcopy(reference_record())
-    change(record)
-    assert not reference_rules_accept(record)
-    with pytest.raises(InvalidRecord) as excinfo:
-        validate_record(record)
-    assert field in str(excinfo.value)
-
-
-def test_a_global_score_is_named_along_with_every_other_wrong_field() -> None:
-    record = reference_record(overall=1)
-    record["kpis"]["token_input"] = "x"
-    with pytest.raises(InvalidRecord) as excinfo:
-        validate_record(record)
-    assert [field for field, _ in excinfo.value.problems] == ["overall", "kpis.token_input"]
-
-
-def test_submission_projection_keeps_only_the_whitelist() -> None:
-    record = reference_record(secret_path="/home/me/repo", session_id="main-1")
-    record["harness"]["hostname"] = "build-host"
-    projected = project_submission(record)
-    assert set(projected) == {"schema_version", "record_kind", "run_id", "standard_version", "rubric_version", "handle", "anonymized", "timestamp", "provenance", "model", "harness", "kpis", "dimensions"}
-    assert "hostname" not in projected["harness"]
-    assert all("evidence" not in d for d in projected["dimensions"])
-    assert projected["dimensions"][5] == {"id": "instruction-adherence", "method": "judge", "status": "pass", "advisory": True, "calibration_status": "uncalibrated"}
-    assert projected["dimensions"][1]["score"] == 1 and "score" not in projected["dimensions"][0]
-    assert projected["kpis"] == record["kpis"]
-
-
-def test_the_exported_json_schema_is_in_sync() -> None:
-    exported = json.loads((DOCS / "eval-record.schema.json").read_text())
-    assert exported == json.loads(json.dumps(record_json_schema())), "regenerate docs/eval-record.schema.json"
-
-
-def test_the_json_schema_says_the_rules_it_can_as_validate_record_keeps_them() -> None:
-    """Tools that validate with the exported schema refuse what it can express: its patterns
-    agree with validate_record, KPIs are non-negative, the advisory firewall is there."""
-    schema = record_json_schema()
-    defs = schema["$defs"]
-    assert defs["Kpis"]["properties"]["total_waves"]["anyOf"][0] == {"type": "number", "minimum": 0}
-    hex_pattern = defs["Harness"]["properties"]["hostname_hash"]["anyOf"][0]["pattern"]
-    for value in ["0123abcd", "0123abcdef0123456789", "0123abc", "0123ABCD", "MyLaptop.local", "0123abcg"]:
-        accepted = _valid(reference_record(), ("harness", "hostname_hash"), value)
-        assert bool(re.search(hex_pattern, value)) == accepted, value
-    text_pattern = schema["properties"]["run_id"]["pattern"]
-    for value in ["x", "  x ", "   ", "", "\t\n", "\u00a0\u3000"]:
-        assert bool(re.search(text_pattern, value)) == _valid(reference_record(), ("run_id",), value), repr(value)
-    firewall = defs["DimensionRecord"]
-    assert firewall["if"] == {"properties": {"method": {"const": "judge", "type": "string"}}, "required": ["method"]}
-    assert set(firewall["then"]["required"]) == {"advisory", "calibration_status"}
-    assert firewall["else"] == {"not": {"anyOf": [{"required": ["advisory"]}, {"required": ["calibration_status"]}]}}
-    # No date-time format: a validator checking formats would refuse timestamps the plugin reads.
-    assert "format" not in schema["properties"]["timestamp"] and validate_record(reference_record(timestamp="2026-08-01"))
-
-
-def _valid(record: dict[str, Any], path: tuple[str, ...], value: object) -> bool:
-    target = record
-    for key in path[:-1]:
-        target = target[key]
-    target[path[-1]] = value
-    try:
-        validate_record(record)
-    except InvalidRecord:
-        return False
-    return True
 
 
 @pytest.fixture
@@ -354,58 +168,6 @@ def test_a_stray_line_binds_no_rubric(pytester: pytest.Pytester, metrics: Path, 
     result = journal_run(pytester, metrics)
     assert "REFUSED" not in result.stdout.str()
     assert len(journal_lines(pytester)) > 1
-
-
-def test_a_torn_last_line_never_breaks_the_next_append(tmp_path: Path) -> None:
-    journal = tmp_path / "eval.jsonl"
-    journal.write_text(json.dumps(reference_record()) + "\n" + '{"record_kind": "session-eval", "run_')
-    outcome = append_records(journal, [reference_record(run_id="r2"), reference_record(run_id="r3")])
-    assert outcome.written == ["r2", "r3"]
-    problems: list[Any] = []
-    records = read_journal(journal, problems)
-    assert [r["run_id"] for _, r in records] == ["main-2026-07-16-deep-1-eval-20260716T100000000Z", "r2", "r3"]
-    assert [p.line for p in problems] == [2]
-
-
-def test_invalid_records_are_never_written(tmp_path: Path) -> None:
-    journal = tmp_path / "eval.jsonl"
-    outcome = append_records(journal, [reference_record(overall=1), reference_record(run_id="ok")])
-    assert outcome.written == ["ok"] and "global score" in outcome.refused[0]
-    assert len(journal.read_text().splitlines()) == 1
-
-
-def test_an_append_holds_a_digest_per_run_not_the_journal(tmp_path: Path) -> None:
-    journal = tmp_path / "eval.jsonl"
-    records = (reference_record(run_id=f"r{i}", evidence_pad=f"{i}" * 4000) for i in range(2000))
-    journal.write_text("".join(json.dumps(record) + "\n" for record in records))
-    size = journal.stat().st_size
-    tracemalloc.start()
-    try:
-        outcome = append_records(journal, [reference_record(run_id="r7", evidence_pad="7" * 4000), reference_record(run_id="new")])
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert outcome.unchanged == ["r7"] and outcome.written == ["new"]
-    assert peak < size / 20, f"an append of 2 records into a {size:,}-byte journal peaked at {peak:,} bytes"
-
-
-def _append_many(path: str, worker: int) -> None:
-    for i in range(40):
-        append_records(Path(path), [reference_record(run_id=f"w{worker}-{i}", evidence_pad="x" * 5000)])
-
-
-def test_concurrent_writers_never_interleave(tmp_path: Path) -> None:
-    journal = tmp_path / "eval.jsonl"
-    context = multiprocessing.get_context("spawn")  # fork from a threaded process (xdist) is deprecated
-    workers = [context.Process(target=_append_many, args=(str(journal), n)) for n in range(4)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    problems: list[Any] = []
-    records = read_journal(journal, problems)
-    assert not problems
-    assert sorted(r["run_id"] for _, r in records) == sorted(f"w{n}-{i}" for n in range(4) for i in range(40))
 
 
 def test_xdist_appends_each_record_once(pytester: pytest.Pytester, metrics: Path) -> None:
@@ -664,18 +426,6 @@ def test_a_journal_as_input_is_reported_as_is(pytester: pytest.Pytester) -> None
     deterministic_only.assert_outcomes(passed=3, failed=2, skipped=1)
 
 
-@pytest.mark.parametrize(("text", "blank"), [("\ufeff", True), ("\u3000 \u2028", True), ("\u001f", False), ("\u0085", False)])
-def test_blank_text_is_what_javascript_trims_to_nothing(text: str, blank: bool) -> None:
-    assert (hostname_hash(text) is None) is blank
-    record = reference_record()
-    record["model"]["id"] = text
-    if blank:
-        with pytest.raises(InvalidRecord, match=r"model\.id: must be a non-empty string"):
-            validate_record(record)
-    else:
-        validate_record(record)
-
-
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -763,16 +513,6 @@ def test_re_verification_refuses_a_file_that_is_no_journal(
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "other.jsonl")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: --session-eval-verify: *other.jsonl: is not an eval journal ({why})*"])
-
-
-def test_a_journal_is_recognised_past_a_header_line(tmp_path: Path) -> None:
-    path = tmp_path / "eval.jsonl"
-    path.write_text('{"note": "header"}\n' + json.dumps(reference_record()) + "\n")
-    assert is_journal(path)
-    path.write_text('{"note": "header"}\n{"session_id": "a", "record_kind": null}\n')
-    assert is_journal(path)
-    path.write_text('{"note": "header"}\n{"session_id": "a"}\n' + json.dumps(reference_record()) + "\n")
-    assert not is_journal(path)
 
 
 def test_an_odd_model_variable_matters_only_to_a_run_that_writes_records(
@@ -1064,16 +804,6 @@ def test_a_rubric_version_from_a_journal_is_one_line_of_the_summary(pytester: py
     assert not any(line.startswith("fake") for line in result.stdout.lines)
 
 
-def test_without_posix_locking_an_append_is_refused_and_nothing_is_written(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setitem(sys.modules, "fcntl", None)  # as on Windows: import fcntl fails
-    journal = tmp_path / "eval.jsonl"
-    with pytest.raises(JournalError, match="need POSIX file locking"):
-        append_records(journal, [reference_record()])
-    assert not journal.exists()
-
-
 def test_the_plugins_load_where_fcntl_is_missing_and_a_journal_run_says_why_it_cannot_append(
     pytester: pytest.Pytester, metrics: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1094,25 +824,6 @@ def test_an_invalid_record_and_a_run_id_spelling_its_name_get_node_ids_of_their_
     ids = [line.split(" ")[0] for line in result.outlines if line.startswith("eval.jsonl::")]
     assert sorted(ids) == ["eval.jsonl::line-2[invalid-record]", "eval.jsonl::line-2~1[invalid-record]"]
     result.assert_outcomes(passed=1, failed=1)
-
-
-def test_reading_a_journal_looks_past_other_objects_but_not_damaged_records(tmp_path: Path) -> None:
-    path = tmp_path / "eval.jsonl"
-    lines = [
-        {"note": "header"},  # 1: a note
-        reference_record(),  # 2
-        {"record_kind": "calibration", "run_id": "c1"},  # 3: a record of another kind
-        {"run_id": "r9", "session_id": "a"},  # 4: a record that lost its record_kind
-        {"record_kind": None, "note": "x"},  # 5: a kind that is no string
-        {"dimensions": []},  # 6: part of a record
-        {**reference_record(), "record_kind": "session_eval"},  # 7: a record whose kind is mistyped
-        {"record_kind": "v2", "session_id": "a"},  # 8: another kind naming a session
-    ]
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    problems: list[Any] = []
-    looked_past: list[int] = []
-    assert [line for line, _ in read_journal(path, problems, looked_past)] == [2, 4, 5, 6, 7, 8]
-    assert looked_past == [1, 3] and not problems
 
 
 @pytest.mark.parametrize("mode", ["--session-eval-verify", "--session-eval"])

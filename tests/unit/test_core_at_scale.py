@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 import pytest
+from builders import ROOT
 
 from pytest_sessioneval.core import events as events_module
 from pytest_sessioneval.core.engine import (
@@ -281,7 +282,7 @@ def test_evaluate_leaves_the_garbage_collector_as_it_found_it(write_metrics: Any
 
 
 def test_the_benchmark_generator_is_deterministic_and_its_data_scores(tmp_path: Path) -> None:
-    script = Path(__file__).resolve().parents[1] / "benchmarks" / "generate.py"
+    script = ROOT / "benchmarks" / "generate.py"
     spec = importlib.util.spec_from_file_location("bench_generate", script)
     assert spec is not None and spec.loader is not None
     generate = importlib.util.module_from_spec(spec)

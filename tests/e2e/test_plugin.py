@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import (
+from builders import (
+    EXAMPLES,
     NOISY_TEARDOWN,
     MetricsWriter,
     gate,
@@ -19,14 +20,6 @@ from conftest import (
     session,
     write_jsonl,
 )
-
-from pytest_sessioneval.core.naming import escape_name
-from pytest_sessioneval.plugin.options import OPTIONS, Option
-from pytest_sessioneval.policy.plugin.options import OPTIONS as POLICY_OPTIONS
-
-DOCS = Path(__file__).resolve().parent.parent / "docs"
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 @pytest.fixture
@@ -93,15 +86,6 @@ def test_evidence_is_failure_text_skip_reason_and_xfail_reason(pytester: pytest.
             "XFAIL*s-cd?verification-evidence? - cannot-determine: 0 quality_gate events in window but total_files_changed=4*",
         ]
     )
-
-
-@pytest.mark.parametrize(
-    ("session_id", "escaped"),
-    [("a::b", "a:\\x3ab"), ("x[1]", "x\\x5b1\\x5d"), ("é", "\\xe9"), ("tab\there", "tab\\x09here"), ("😀", "\\U0001f600"),
-     ("back\\s", "back\\\\s")],
-)
-def test_the_escapes_usage_md_shows(session_id: str, escaped: str) -> None:
-    assert escape_name(session_id) == escaped
 
 
 @pytest.mark.parametrize(
@@ -563,14 +547,6 @@ def test_a_toml_value_pytest_refuses_names_the_key_and_the_file_once(pytester: p
     assert result.stderr.str().count("pyproject.toml") == 1
 
 
-@pytest.mark.parametrize("option", [*OPTIONS, *POLICY_OPTIONS], ids=lambda option: option.flag)
-def test_every_option_is_documented_as_help_shows_it(option: Option) -> None:
-    docs = "".join(path.read_text(encoding="utf-8") for path in sorted(DOCS.glob("*.md")))
-    shown = option.flag if option.metavar is None else f"{option.flag} {option.metavar}"
-    assert f"`{shown}" in docs, f"no doc shows {shown!r} as --help does"
-    assert f"`{option.ini}" in docs, f"no doc names the ini key {option.ini}"
-
-
 @pytest.mark.parametrize("flag", ["--help", "--markers"])
 def test_help_is_shown_whatever_the_inputs_in_the_ini_file(pytester: pytest.Pytester, flag: str) -> None:
     pytester.makeini("[pytest]\nsession_eval_paths = .orchestrator/metrics\npolicy_eval_paths = gone.jsonl\n")
@@ -874,7 +850,7 @@ def test_a_data_path_that_is_not_utf8_is_a_usage_error_naming_the_option(pyteste
 
 
 def test_brackets_above_the_directory_pytest_runs_in_do_not_matter(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    from conftest import metrics_writer
+    from builders import metrics_writer
 
     project = pytester.path / "project[1]"
     project.mkdir()
