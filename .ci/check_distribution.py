@@ -28,8 +28,16 @@ ENTRY_POINTS = {
     "sessioneval": "pytest_sessioneval.plugin.hooks",
     "sessioneval-policy": "pytest_sessioneval.policy.plugin.hooks",
 }
-SDIST_NEEDS = ("LICENSE", "README.md", "pyproject.toml", "tests/conftest.py", "examples/metrics/sessions.jsonl",
-               "docs/usage.md", "benchmarks/generate.py", "tests/data/timestamps.jsonl")
+SDIST_NEEDS = (
+    "LICENSE",
+    "README.md",
+    "pyproject.toml",
+    "tests/conftest.py",
+    "examples/metrics/sessions.jsonl",
+    "docs/usage.md",
+    "benchmarks/generate.py",
+    "tests/data/timestamps.jsonl",
+)
 
 
 def run(*command: str | Path, cwd: Path | None = None) -> None:
@@ -104,7 +112,10 @@ def main() -> None:
     shutil.rmtree(source / PACKAGE)  # so that nothing can import the sources instead
     imported = subprocess.run(
         [python, "-c", f"import {PACKAGE}; print({PACKAGE}.__file__)"],
-        cwd=source, check=True, capture_output=True, text=True,
+        cwd=source,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout.strip()
     if not Path(imported).resolve().is_relative_to(environment):
         fail(f"the suite would import {imported}, not the wheel installed in {environment}")

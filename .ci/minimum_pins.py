@@ -6,8 +6,9 @@ lower bound the package declares is one it was tested with.
 
 import re
 import sys
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())["project"]
 requirements = [*project["dependencies"], *project["optional-dependencies"]["test"]]

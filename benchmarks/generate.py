@@ -37,8 +37,16 @@ MEMORY_KEYS = ("plan", "decisions", "open-issues", "learnings", "carryover")
 HOOKS = ("pre_tool", "post_tool", "pre_commit", "user_prompt", "stop")
 COMMANDS = ("npm test", "pytest -q", "make check", "cargo test", "go test ./...", "tsc --noEmit")
 RULES = ("rm-rf-root", "git-push-force", "drop-table", "chmod-777", "curl-pipe-sh")
-PATHS = ("src/app.ts", "src/lib/eval/engine.mjs", "tests/test_api.py", "README.md", "docs/guide.md",
-         "pkg/server/handler.go", "scripts/release.sh", "src/components/Button.tsx")
+PATHS = (
+    "src/app.ts",
+    "src/lib/eval/engine.mjs",
+    "tests/test_api.py",
+    "README.md",
+    "docs/guide.md",
+    "pkg/server/handler.go",
+    "scripts/release.sh",
+    "src/components/Button.tsx",
+)
 
 # Irrelevant kinds and their share of the filler events (most of the stream).
 FILLER = (
@@ -243,7 +251,16 @@ def session_events(rng: random.Random, record: dict, budget: int, clock: Clock) 
         for _ in range(rng.choice((0, 1, 1, 2, 2, 3)) if waves else rng.choice((0, 0, 1))):
             t = start + rng.randrange(span)
             if rng.random() < 0.5:
-                relevant.append((t - 500, {"event": "orchestrator.quality_gate.started", "timestamp": clock.stamp(t - 500), "variant": "incremental"}))
+                relevant.append(
+                    (
+                        t - 500,
+                        {
+                            "event": "orchestrator.quality_gate.started",
+                            "timestamp": clock.stamp(t - 500),
+                            "variant": "incremental",
+                        },
+                    )
+                )
             relevant.append((t, gate_event(rng, clock.stamp(t), "incremental", rng.random() > 0.12)))
         if waves and rng.random() < 0.85:
             t = end - rng.randrange(1, min(span, 120_000) + 1)
@@ -253,10 +270,32 @@ def session_events(rng: random.Random, record: dict, budget: int, clock: Clock) 
                 relevant.append((t, gate_event(rng, clock.stamp(t), "full-gate", rng.random() > 0.5)))
     if rng.random() < 0.03:
         t = start + rng.randrange(span)
-        relevant.append((t, {"event": "orchestrator.destructive_guard.blocked", "timestamp": clock.stamp(t), "session_id": sid, "rule": rng.choice(RULES), "tool": "Bash"}))
+        relevant.append(
+            (
+                t,
+                {
+                    "event": "orchestrator.destructive_guard.blocked",
+                    "timestamp": clock.stamp(t),
+                    "session_id": sid,
+                    "rule": rng.choice(RULES),
+                    "tool": "Bash",
+                },
+            )
+        )
     if rng.random() < 0.06:
         t = start + rng.randrange(span)
-        relevant.append((t, {"event": "orchestrator.loop.warning", "timestamp": clock.stamp(t), "session_id": sid, "agent_id": f"agent-{rng.randint(1, 12)}", "repeats": rng.randint(3, 9)}))
+        relevant.append(
+            (
+                t,
+                {
+                    "event": "orchestrator.loop.warning",
+                    "timestamp": clock.stamp(t),
+                    "session_id": sid,
+                    "agent_id": f"agent-{rng.randint(1, 12)}",
+                    "repeats": rng.randint(3, 9),
+                },
+            )
+        )
     relevant = relevant[:budget]
     budget -= len(relevant)
     out.extend(relevant)
@@ -278,9 +317,21 @@ def between_events(rng: random.Random, t0: int, t1: int, count: int, clock: Cloc
         if roll < 0.05:
             event = gate_event(rng, clock.stamp(t), rng.choice(("incremental", "full-gate")), rng.random() > 0.2)
         elif roll < 0.055:
-            event = {"event": "orchestrator.loop.warning", "timestamp": clock.stamp(t), "agent_id": "agent-1", "repeats": 3}
+            event = {
+                "event": "orchestrator.loop.warning",
+                "timestamp": clock.stamp(t),
+                "agent_id": "agent-1",
+                "repeats": 3,
+            }
         else:
-            kind = rng.choice(("orchestrator.hook.fired", "orchestrator.memory.write", "orchestrator.memory.read", "orchestrator.tool.called"))
+            kind = rng.choice(
+                (
+                    "orchestrator.hook.fired",
+                    "orchestrator.memory.write",
+                    "orchestrator.memory.read",
+                    "orchestrator.tool.called",
+                )
+            )
             event = filler_event(rng, kind, clock.stamp(t), None)
         out.append((t, event))
     return out

@@ -37,6 +37,7 @@ Compare figures from one run only.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import os
@@ -250,9 +251,7 @@ class SizeResult:
 
 
 def child(code: str, *args: str) -> dict:
-    out = subprocess.run(
-        [sys.executable, "-c", code, *args], check=True, capture_output=True, text=True
-    ).stdout
+    out = subprocess.run([sys.executable, "-c", code, *args], check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -328,9 +327,7 @@ def pytest_layer(root: Path, sessions: int, seed: int, repeat: int) -> tuple[int
     with tempfile.TemporaryDirectory(prefix="sessioneval-bench-") as tmp:
         work = Path(tmp)
         (work / "test_noop.py").write_text(
-            "import pytest\n\n\n"
-            f"@pytest.mark.parametrize('i', range({items}))\n"
-            "def test_noop(i):\n    pass\n"
+            f"import pytest\n\n\n@pytest.mark.parametrize('i', range({items}))\ndef test_noop(i):\n    pass\n"
         )
         base = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
         commands = {
@@ -344,7 +341,9 @@ def pytest_layer(root: Path, sessions: int, seed: int, repeat: int) -> tuple[int
                 done = subprocess.run(command, cwd=work, capture_output=True, text=True)
                 times[name].append(time.perf_counter() - start)
                 if done.returncode not in (0, 1):  # 1: some verdicts fail, as they should
-                    raise SystemExit(f"{name} run failed ({done.returncode}):\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+                    raise SystemExit(
+                        f"{name} run failed ({done.returncode}):\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
+                    )
     return items, {name: statistics.median(runs) for name, runs in times.items()}
 
 
@@ -396,7 +395,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print("scaling of (b) (t ~ n^k, n = sessions + events):")
     exponents = []
-    for small, large in zip(results, results[1:]):
+    for small, large in itertools.pairwise(results):
         k = math.log(large.score_s / small.score_s) / math.log(large.elements / small.elements)
         exponents.append(k)
         print(
@@ -426,13 +425,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n(f) pytest layer, {args.pytest_sessions} sessions ...", flush=True)
         items, seconds = pytest_result = pytest_layer(args.data, args.pytest_sessions, args.seed, args.repeat)
         noop = seconds["no-op"]
-        print(f"  pytest -p no:cacheprovider -q --session-eval DIR        {items:>6} items:      {seconds['session-eval']:6.2f} s")
+        print(
+            f"  pytest -p no:cacheprovider -q --session-eval DIR        {items:>6} items:      {seconds['session-eval']:6.2f} s"
+        )
         print(f"  pytest -p no:cacheprovider -q test_noop.py             {items:>6} no-op tests: {noop:6.2f} s")
         print(f"  ratio {seconds['session-eval'] / noop:.2f}")
 
     print("\ngoals (largest size):")
     print(f"  (b)/(a) <= {RATIO_GOAL}: {largest.ratio:.2f} -> {verdict(largest.ratio <= RATIO_GOAL)}")
-    print(f"  (b')/(a) <= {RATIO_GOAL} (fast event scan): {largest.fast_ratio:.2f} -> {verdict(largest.fast_ratio <= RATIO_GOAL)}")
+    print(
+        f"  (b')/(a) <= {RATIO_GOAL} (fast event scan): {largest.fast_ratio:.2f} -> {verdict(largest.fast_ratio <= RATIO_GOAL)}"
+    )
     print(f"  peak RSS <= {RSS_GOAL_MB:.0f} MB: {largest.rss_mb:.0f} MB -> {verdict(largest.rss_mb <= RSS_GOAL_MB)}")
     if exponents:
         print(

@@ -39,7 +39,7 @@ def _call(judge: Callable[[dict[str, Any]], Any], record: dict[str, Any], timeou
     def target() -> None:
         try:
             outcome["value"] = judge(record)
-        except BaseException as exc:  # reported as the judge's failure, never raised here
+        except BaseException as exc:  # noqa: BLE001  reported as the judge's failure, never raised here
             outcome["error"] = exc
 
     # A daemon thread: a judge that never returns cannot keep the run alive.
@@ -57,7 +57,9 @@ def _check(plugin: str, answer: Any, rubric: Rubric) -> list[dict[str, Any]]:
     if answer is None:
         return []
     if not isinstance(answer, (list, tuple)):
-        raise JudgeContractError(f"judge plugin {plugin!r} returned {type(answer).__name__}; expected a list of verdicts or None")
+        raise JudgeContractError(
+            f"judge plugin {plugin!r} returned {type(answer).__name__}; expected a list of verdicts or None"
+        )
     verdicts = []
     for index, verdict in enumerate(answer):
         where = f"judge plugin {plugin!r}, verdict {index}"
@@ -75,13 +77,17 @@ def _check(plugin: str, answer: Any, rubric: Rubric) -> list[dict[str, Any]]:
                 f"({', '.join(rubric.judge_ids) or 'none'})"
             )
         if verdict.get("status") not in STATUSES:
-            raise JudgeContractError(f"{where}: status {show(verdict.get('status'))} is not one of {', '.join(STATUSES)}")
+            raise JudgeContractError(
+                f"{where}: status {show(verdict.get('status'))} is not one of {', '.join(STATUSES)}"
+            )
         if not isinstance(verdict.get("evidence"), str):
             raise JudgeContractError(f"{where}: evidence must be a string")
         score = verdict.get("score")
         if score is not None and not (is_number(score) and (type(score) is not int or -(1 << 63) <= score < 1 << 64)):
             shown = show(score) if type(score) is not int else f"an integer of {score.bit_length()} bits"
-            raise JudgeContractError(f"{where}: score must be a finite number (integers of at most 64 bits) or null, got {shown}")
+            raise JudgeContractError(
+                f"{where}: score must be a finite number (integers of at most 64 bits) or null, got {shown}"
+            )
         verdicts.append(verdict)
     return verdicts
 

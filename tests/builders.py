@@ -64,7 +64,9 @@ def metrics_writer(base: Path) -> MetricsWriter:
     return write
 
 
-def session(session_id: str, start: str = "2026-07-20T09:00:00Z", end: str | None = "2026-07-20T10:00:00Z", **fields: Any) -> dict[str, Any]:
+def session(
+    session_id: str, start: str = "2026-07-20T09:00:00Z", end: str | None = "2026-07-20T10:00:00Z", **fields: Any
+) -> dict[str, Any]:
     """A completed session record with a window; keyword fields are added or override."""
     record: dict[str, Any] = {"session_id": session_id, "status": "completed", "started_at": start}
     if end is not None:
@@ -118,15 +120,55 @@ def reference_record(**changes: Any) -> dict[str, Any]:
         "rubric_version": "rubric-v1",
         "provenance": {"rubric_sha256": SHA, "engine_commit": "d92c2ca"},
         "model": {"id": "claude-opus-4", "source": "self-report"},
-        "harness": {"plugin_version": "3.4.0", "platform": "claude-code", "host_class": None, "hostname_hash": "9f86d081884c7d65"},
-        "kpis": {"duration_seconds": 5400, "total_waves": 3, "total_agents": 6, "token_input": None, "token_output": None, "carryover": 0},
+        "harness": {
+            "plugin_version": "3.4.0",
+            "platform": "claude-code",
+            "host_class": None,
+            "hostname_hash": "9f86d081884c7d65",
+        },
+        "kpis": {
+            "duration_seconds": 5400,
+            "total_waves": 3,
+            "total_agents": 6,
+            "token_input": None,
+            "token_output": None,
+            "carryover": 0,
+        },
         "dimensions": [
-            {"id": "verification-evidence", "method": "deterministic", "status": "pass", "evidence": "attribution: time-window. 3 quality_gate event(s) in window, all exit_code=0."},
-            {"id": "plan-fidelity", "method": "deterministic", "status": "pass", "score": 1, "evidence": "completion_rate=1 (v1 threshold: pass iff completion_rate >= 0.8)"},
-            {"id": "gate-health", "method": "deterministic", "status": "pass", "evidence": "attribution: time-window. 1 full-gate event(s) in window; last exit_code=0."},
+            {
+                "id": "verification-evidence",
+                "method": "deterministic",
+                "status": "pass",
+                "evidence": "attribution: time-window. 3 quality_gate event(s) in window, all exit_code=0.",
+            },
+            {
+                "id": "plan-fidelity",
+                "method": "deterministic",
+                "status": "pass",
+                "score": 1,
+                "evidence": "completion_rate=1 (v1 threshold: pass iff completion_rate >= 0.8)",
+            },
+            {
+                "id": "gate-health",
+                "method": "deterministic",
+                "status": "pass",
+                "evidence": "attribution: time-window. 1 full-gate event(s) in window; last exit_code=0.",
+            },
             {"id": "process-safety", "method": "deterministic", "status": "pass", "evidence": "no adverse signals."},
-            {"id": "efficiency-kpis", "method": "deterministic", "status": "not-applicable", "evidence": "REPORTED, not graded."},
-            {"id": "instruction-adherence", "method": "judge", "status": "pass", "evidence": "followed the rules", "advisory": True, "calibration_status": "uncalibrated"},
+            {
+                "id": "efficiency-kpis",
+                "method": "deterministic",
+                "status": "not-applicable",
+                "evidence": "REPORTED, not graded.",
+            },
+            {
+                "id": "instruction-adherence",
+                "method": "judge",
+                "status": "pass",
+                "evidence": "followed the rules",
+                "advisory": True,
+                "calibration_status": "uncalibrated",
+            },
         ],
         "handle": None,
         "anonymized": True,
@@ -139,6 +181,7 @@ def reference_record(**changes: Any) -> dict[str, Any]:
 
 def reference_rules_accept(record: dict[str, Any]) -> bool:
     """The reference validator's rules, restated: what a record must be for its reader."""
+
     def text(v: Any) -> bool:
         return isinstance(v, str) and bool(v.strip())
 
@@ -150,13 +193,34 @@ def reference_rules_accept(record: dict[str, Any]) -> bool:
     version = record.get("schema_version", 1)
     if type(version) is bool or version != 1 or record.get("record_kind") != "session-eval":  # true !== 1
         return False
-    required = ["record_kind", "run_id", "session_id", "standard_version", "rubric_version", "provenance", "model", "harness", "kpis", "dimensions", "anonymized", "timestamp"]
-    if any(k not in record for k in required) or not all(text(record[k]) for k in ("run_id", "session_id", "standard_version", "rubric_version", "timestamp")):
+    required = [
+        "record_kind",
+        "run_id",
+        "session_id",
+        "standard_version",
+        "rubric_version",
+        "provenance",
+        "model",
+        "harness",
+        "kpis",
+        "dimensions",
+        "anonymized",
+        "timestamp",
+    ]
+    if any(k not in record for k in required) or not all(
+        text(record[k]) for k in ("run_id", "session_id", "standard_version", "rubric_version", "timestamp")
+    ):
         return False
-    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?)?", record["timestamp"]):
+    if not re.fullmatch(
+        r"\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?)?", record["timestamp"]
+    ):
         return False
     p, m, h, k = record["provenance"], record["model"], record["harness"], record["kpis"]
-    if not text(p.get("rubric_sha256")) or "engine_commit" not in p or not (p["engine_commit"] is None or text(p["engine_commit"])):
+    if (
+        not text(p.get("rubric_sha256"))
+        or "engine_commit" not in p
+        or not (p["engine_commit"] is None or text(p["engine_commit"]))
+    ):
         return False
     if not text(m.get("id")) or m.get("source") not in ("self-report", "env", "config"):
         return False
@@ -170,7 +234,11 @@ def reference_rules_accept(record: dict[str, Any]) -> bool:
         if name not in k or not number_or_null(k[name]) or (k[name] is not None and k[name] < 0):
             return False
     for d in record["dimensions"]:
-        if not text(d.get("id")) or d.get("method") not in ("deterministic", "judge") or not isinstance(d.get("evidence"), str):
+        if (
+            not text(d.get("id"))
+            or d.get("method") not in ("deterministic", "judge")
+            or not isinstance(d.get("evidence"), str)
+        ):
             return False
         if d.get("status") not in ("pass", "fail", "not-applicable", "cannot-determine"):
             return False

@@ -69,7 +69,11 @@ def _reject_constant(name: str) -> Any:
 
 
 # String.prototype.trim removes these (ECMAScript WhiteSpace and LineTerminator).
-_JS_TRIMMED = "\t\n\u000b\u000c\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_TRIMMED = (
+    "\t\n\u000b\u000c\r \u00a0\u1680"
+    + "".join(map(chr, range(0x2000, 0x200B)))
+    + "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
 
 
 def decode_line(raw: str | bytes) -> tuple[str, Any]:
@@ -233,13 +237,33 @@ class _Tok:
 
 
 _KEYWORD_TABLE = [  # (first three letters, type, value), in V8's order
-    ("jan", "month", 1), ("feb", "month", 2), ("mar", "month", 3), ("apr", "month", 4),
-    ("may", "month", 5), ("jun", "month", 6), ("jul", "month", 7), ("aug", "month", 8),
-    ("sep", "month", 9), ("oct", "month", 10), ("nov", "month", 11), ("dec", "month", 12),
-    ("am", "ampm", 0), ("pm", "ampm", 12), ("ut", "zone", 0), ("utc", "zone", 0), ("z", "zone", 0),
-    ("gmt", "zone", 0), ("cdt", "zone", -5), ("cst", "zone", -6), ("edt", "zone", -4),
-    ("est", "zone", -5), ("mdt", "zone", -6), ("mst", "zone", -7), ("pdt", "zone", -7),
-    ("pst", "zone", -8), ("t", "t", 0),
+    ("jan", "month", 1),
+    ("feb", "month", 2),
+    ("mar", "month", 3),
+    ("apr", "month", 4),
+    ("may", "month", 5),
+    ("jun", "month", 6),
+    ("jul", "month", 7),
+    ("aug", "month", 8),
+    ("sep", "month", 9),
+    ("oct", "month", 10),
+    ("nov", "month", 11),
+    ("dec", "month", 12),
+    ("am", "ampm", 0),
+    ("pm", "ampm", 12),
+    ("ut", "zone", 0),
+    ("utc", "zone", 0),
+    ("z", "zone", 0),
+    ("gmt", "zone", 0),
+    ("cdt", "zone", -5),
+    ("cst", "zone", -6),
+    ("edt", "zone", -4),
+    ("est", "zone", -5),
+    ("mdt", "zone", -6),
+    ("mst", "zone", -7),
+    ("pdt", "zone", -7),
+    ("pst", "zone", -8),
+    ("t", "t", 0),
 ]
 
 
@@ -391,7 +415,7 @@ class _Time:
         return True
 
     def write(self) -> tuple[int, int, int, int] | None:
-        hour, minute, second, milli = (self.comp + [0, 0, 0, 0])[:4]
+        hour, minute, second, milli = ([*self.comp, 0, 0, 0, 0])[:4]
         if self.hour_offset is not NONE:
             if not 0 <= hour <= 12:
                 return None
@@ -465,13 +489,19 @@ def _es5(scanner: _Scanner, day: _Day, time: _Time, zone: _Zone) -> _Tok:
         time.add(scanner.next().value)
         if not scanner.skip_symbol(":"):
             return _Tok("invalid")
-        if (not scanner.peek().number_of_length(2) or scanner.peek().value > 59
-                or (hour_is_24 and scanner.peek().value > 0)):
+        if (
+            not scanner.peek().number_of_length(2)
+            or scanner.peek().value > 59
+            or (hour_is_24 and scanner.peek().value > 0)
+        ):
             return _Tok("invalid")
         time.add(scanner.next().value)
         if scanner.skip_symbol(":"):
-            if (not scanner.peek().number_of_length(2) or scanner.peek().value > 59
-                    or (hour_is_24 and scanner.peek().value > 0)):
+            if (
+                not scanner.peek().number_of_length(2)
+                or scanner.peek().value > 59
+                or (hour_is_24 and scanner.peek().value > 0)
+            ):
                 return _Tok("invalid")
             time.add(scanner.next().value)
             if scanner.skip_symbol("."):
@@ -645,10 +675,7 @@ def is_eligible(record: dict) -> bool:
     if is_number(complete) and complete > 0:
         return True
     effectiveness = record.get("effectiveness")
-    if type(effectiveness) is dict and "completion_rate" in effectiveness:
-        if effectiveness["completion_rate"] is not None:
-            return True
-    return False
+    return type(effectiveness) is dict and effectiveness.get("completion_rate") is not None
 
 
 def window_of(record: dict) -> tuple[int, int] | None:
@@ -688,9 +715,8 @@ def peer_ids(session_lines_objects: list[tuple[int, dict]], record: dict) -> lis
         other_window = window_of(other)
         if other_window is None:
             continue
-        if windows_overlap(own_window, other_window):
-            if other_id not in peers:
-                peers.append(other_id)
+        if windows_overlap(own_window, other_window) and other_id not in peers:
+            peers.append(other_id)
     return peers
 
 
@@ -711,7 +737,7 @@ class OracleSession:
 
 def is_gate_event(event: dict) -> bool:
     name = event.get("event")
-    return name == QUALITY_GATE_PASSED or name == QUALITY_GATE_FAILED
+    return name in (QUALITY_GATE_PASSED, QUALITY_GATE_FAILED)
 
 
 def verification_evidence(record, window, peers, events) -> str:
@@ -761,11 +787,7 @@ def no_waves_ran(record) -> bool:
 def gate_health(record, window, peers, events) -> str:
     if len(peers) > 0:
         return CD
-    full_gates = [
-        e
-        for e in events
-        if is_gate_event(e) and e.get("variant") == "full-gate" and in_window(e, window)
-    ]
+    full_gates = [e for e in events if is_gate_event(e) and e.get("variant") == "full-gate" and in_window(e, window)]
     if len(full_gates) == 0:
         if no_waves_ran(record):
             return NA

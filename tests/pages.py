@@ -12,22 +12,32 @@ DIMENSIONS = ("verification-evidence", "plan-fidelity", "gate-health", "process-
 HOSTILE_ID = '<script>document.title="pwned-by-id"</script>'
 
 
-HOSTILE_EVIDENCE = '"><img src=x onerror="document.title=\'pwned\'">\'</details><script>alert(1)</script>'
+HOSTILE_EVIDENCE = "\"><img src=x onerror=\"document.title='pwned'\">'</details><script>alert(1)</script>"
 
 
 HOSTILE_DIMENSION = 'x" onmouseover="alert(2)'
 
 
-def cell(dimension: str, status: str, evidence: str = "", method: str = "deterministic", score: float | None = None) -> VerdictCell:
+def cell(
+    dimension: str, status: str, evidence: str = "", method: str = "deterministic", score: float | None = None
+) -> VerdictCell:
     return VerdictCell(dimension, method, status, evidence or f"{dimension} is {status}", score)
 
 
-def row(session_id: str, started_at: str | None, statuses: dict[str, str], line: int = 1, extra: tuple[VerdictCell, ...] = ()) -> SessionRow:
+def row(
+    session_id: str,
+    started_at: str | None,
+    statuses: dict[str, str],
+    line: int = 1,
+    extra: tuple[VerdictCell, ...] = (),
+) -> SessionRow:
     verdicts = tuple(cell(dimension, status) for dimension, status in statuses.items())
     return SessionRow(session_id, "metrics/sessions.jsonl", line, started_at, verdicts + extra)
 
 
-def report(sessions: tuple[SessionRow, ...], not_scored: tuple[tuple[str, str], ...] = (), title: str = "Session evaluation") -> ReportData:
+def report(
+    sessions: tuple[SessionRow, ...], not_scored: tuple[tuple[str, str], ...] = (), title: str = "Session evaluation"
+) -> ReportData:
     return ReportData(
         title=title,
         rubric_version="rubric-v1",
@@ -53,7 +63,12 @@ def weekly_report() -> ReportData:
         (
             row("w28-a", "2026-07-06T09:00:00Z", every("pass", efficiency_kpis="not-applicable"), 1),
             row("w28-b", "2026-07-12T23:59:59Z", every("fail", efficiency_kpis="not-applicable"), 2),
-            row("w30-a", "2026-07-20T00:00:00+00:00", every("pass", efficiency_kpis="not-applicable", gate_health="cannot-determine"), 3),
+            row(
+                "w30-a",
+                "2026-07-20T00:00:00+00:00",
+                every("pass", efficiency_kpis="not-applicable", gate_health="cannot-determine"),
+                3,
+            ),
             row("w30-b", "2026-07-26T09:00:00Z", every("pass", efficiency_kpis="not-applicable"), 4),
             row("w31-a", "2026-07-27T09:00:00Z", every("fail", efficiency_kpis="not-applicable"), 5),
             row("undated", "yesterday", every("pass", efficiency_kpis="not-applicable"), 6),
@@ -71,9 +86,21 @@ def hostile_report() -> ReportData:
     del statuses["plan-fidelity"]
     hostile = report(
         (
-            SessionRow(HOSTILE_ID, "m/<b>sessions</b>.jsonl", 1, '"><script>alert(3)</script>', tuple(cell(d, s) for d, s in statuses.items()) + evil),
+            SessionRow(
+                HOSTILE_ID,
+                "m/<b>sessions</b>.jsonl",
+                1,
+                '"><script>alert(3)</script>',
+                tuple(cell(d, s) for d, s in statuses.items()) + evil,
+            ),
             row("plain", "2026-07-20T09:00:00Z", every("pass"), 2),
-            row("judged", "2026-07-21T09:00:00Z", every("fail"), 3, extra=(cell("instruction-adherence", "pass", HOSTILE_EVIDENCE, method="judge"),)),
+            row(
+                "judged",
+                "2026-07-21T09:00:00Z",
+                every("fail"),
+                3,
+                extra=(cell("instruction-adherence", "pass", HOSTILE_EVIDENCE, method="judge"),),
+            ),
         ),
         not_scored=((HOSTILE_ID, HOSTILE_EVIDENCE),),
         title=HOSTILE_ID,

@@ -56,16 +56,57 @@ def v8_parse(texts: list[str]) -> list[int | None]:
 
 
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-_LONG_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
-                "September", "October", "November", "December")
+_LONG_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 _WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-_ZONE_WORDS = ("UTC", "GMT", "UT", "Z", "z", "utc", "gmt", "EST", "EDT", "CST", "CDT", "MST", "MDT",
-               "PST", "PDT", "CET", "BST", "Zulu", "UTC0")
-_ZONE_NAMES = ("Coordinated Universal Time", "Central European Summer Time", "Eastern Daylight Time",
-               "GMT+02:00", "heure d’été d’Europe centrale", "Pacific Standard Time")
+_ZONE_WORDS = (
+    "UTC",
+    "GMT",
+    "UT",
+    "Z",
+    "z",
+    "utc",
+    "gmt",
+    "EST",
+    "EDT",
+    "CST",
+    "CDT",
+    "MST",
+    "MDT",
+    "PST",
+    "PDT",
+    "CET",
+    "BST",
+    "Zulu",
+    "UTC0",
+)
+_ZONE_NAMES = (
+    "Coordinated Universal Time",
+    "Central European Summer Time",
+    "Eastern Daylight Time",
+    "GMT+02:00",
+    "heure d’été d’Europe centrale",
+    "Pacific Standard Time",
+)
 # Characters that mutations put in: the ones the tokenizer sorts apart, and some it must not.
 _MUTATION_CHARS = (
-    "0123456789" "0123456789" "-+:.,/ ()TtZz" "ampAPMUTCGMTJulyDec" "\t\n\x00\x1c_@`[{~"
+    "0123456789"
+    "0123456789"
+    "-+:.,/ ()TtZz"
+    "ampAPMUTCGMTJulyDec"
+    "\t\n\x00\x1c_@`[{~"
     "\u00a0\u2028\u3000\ufeff\u0663\uff12\u212a\u0130é😀"
 )
 
@@ -80,8 +121,11 @@ def _pick(rng: random.Random, usual: list[int], unusual: list[int]) -> int:
 
 
 def _year(rng: random.Random) -> int:
-    return _pick(rng, [2026, 2026, 2024, 2025, 2000, 1999, 1970, 1969, 1900, 2100, rng.randint(0, 9999)],
-                 [1, 12, 49, 50, 99, 100, 0, 9999, 275760, 271821, 10000])
+    return _pick(
+        rng,
+        [2026, 2026, 2024, 2025, 2000, 1999, 1970, 1969, 1900, 2100, rng.randint(0, 9999)],
+        [1, 12, 49, 50, 99, 100, 0, 9999, 275760, 271821, 10000],
+    )
 
 
 def _date_parts(rng: random.Random) -> tuple[int, int, int]:
@@ -110,25 +154,56 @@ def _offset(rng: random.Random) -> str:
     sign = rng.choice("+-")
     hour = _pick(rng, [0, 2, 5, 5, 8, 12, 14, 23, rng.randint(0, 23)], [24, 25, 99])
     minute = _pick(rng, [0, 0, 30, 45, 59], [60, 99])
-    return rng.choice([
-        "", "", "Z", "z", " Z", f"{sign}{hour:02d}:{minute:02d}", f"{sign}{hour:02d}{minute:02d}",
-        f"{sign}{hour:02d}", f"{sign}{hour}:{minute:02d}", f"{sign}{hour}", f" {sign}{hour:02d}:{minute:02d}",
-        f" {sign}{hour:02d}{minute:02d}", "UTC", " UTC", "GMT", " GMT", f" GMT{sign}{hour:02d}{minute:02d}",
-        f"GMT{sign}{hour:02d}:{minute:02d}", f" UTC{sign}{hour}", f" {rng.choice(_ZONE_WORDS)}",
-        f"{sign}{hour:02d}:{minute:02d}:00", f"{sign}{hour:02d}{minute:02d}{rng.randint(0, 99):02d}",
-        f" ({rng.choice(_ZONE_NAMES)})",
-    ])
+    return rng.choice(
+        [
+            "",
+            "",
+            "Z",
+            "z",
+            " Z",
+            f"{sign}{hour:02d}:{minute:02d}",
+            f"{sign}{hour:02d}{minute:02d}",
+            f"{sign}{hour:02d}",
+            f"{sign}{hour}:{minute:02d}",
+            f"{sign}{hour}",
+            f" {sign}{hour:02d}:{minute:02d}",
+            f" {sign}{hour:02d}{minute:02d}",
+            "UTC",
+            " UTC",
+            "GMT",
+            " GMT",
+            f" GMT{sign}{hour:02d}{minute:02d}",
+            f"GMT{sign}{hour:02d}:{minute:02d}",
+            f" UTC{sign}{hour}",
+            f" {rng.choice(_ZONE_WORDS)}",
+            f"{sign}{hour:02d}:{minute:02d}:00",
+            f"{sign}{hour:02d}{minute:02d}{rng.randint(0, 99):02d}",
+            f" ({rng.choice(_ZONE_NAMES)})",
+        ]
+    )
 
 
 def _iso(rng: random.Random) -> str:
     year, month, day = _date_parts(rng)
-    year_text = rng.choice([
-        f"{year:04d}", f"{year:04d}", f"+{year:06d}", f"-{year:06d}", f"{year}", "+000000", "-000000",
-    ])
-    date = rng.choice([
-        f"{year_text}-{_two(rng, month)}-{_two(rng, day)}", f"{year_text}-{month:02d}-{day:02d}",
-        f"{year_text}-{month:02d}", year_text,
-    ])
+    year_text = rng.choice(
+        [
+            f"{year:04d}",
+            f"{year:04d}",
+            f"+{year:06d}",
+            f"-{year:06d}",
+            f"{year}",
+            "+000000",
+            "-000000",
+        ]
+    )
+    date = rng.choice(
+        [
+            f"{year_text}-{_two(rng, month)}-{_two(rng, day)}",
+            f"{year_text}-{month:02d}-{day:02d}",
+            f"{year_text}-{month:02d}",
+            year_text,
+        ]
+    )
     if rng.random() < 0.2:
         return date
     separator = rng.choice(["T", "T", "T", "t", " ", " ", "", "  ", "_", "T "])
@@ -137,19 +212,33 @@ def _iso(rng: random.Random) -> str:
 
 def _date_alone(rng: random.Random) -> str:
     year, month, day = _date_parts(rng)
-    return rng.choice([
-        f"{year:04d}-{month:02d}-{day:02d}", f"{year}-{month}-{day}", f"{year:04d}/{month:02d}/{day:02d}",
-        f"{year:04d}.{month:02d}.{day:02d}", f"{day:02d}.{month:02d}.{year:04d}", f"{year:04d}{month:02d}{day:02d}",
-        f"{year:04d}-{month:02d}-{day:02d}Z", f"{year:04d}-{month:02d}-{day:02d} ", f" {year:04d}-{month:02d}-{day:02d}",
-    ])
+    return rng.choice(
+        [
+            f"{year:04d}-{month:02d}-{day:02d}",
+            f"{year}-{month}-{day}",
+            f"{year:04d}/{month:02d}/{day:02d}",
+            f"{year:04d}.{month:02d}.{day:02d}",
+            f"{day:02d}.{month:02d}.{year:04d}",
+            f"{year:04d}{month:02d}{day:02d}",
+            f"{year:04d}-{month:02d}-{day:02d}Z",
+            f"{year:04d}-{month:02d}-{day:02d} ",
+            f" {year:04d}-{month:02d}-{day:02d}",
+        ]
+    )
 
 
 def _us(rng: random.Random) -> str:
     year, month, day = _date_parts(rng)
-    text = rng.choice([
-        f"{month:02d}/{day:02d}/{year:04d}", f"{month}/{day}/{year}", f"{month}/{day}/{year % 100:02d}",
-        f"{month}/{day}", f"{month}-{day}-{year}", f"{day}/{month}/{year}",
-    ])
+    text = rng.choice(
+        [
+            f"{month:02d}/{day:02d}/{year:04d}",
+            f"{month}/{day}/{year}",
+            f"{month}/{day}/{year % 100:02d}",
+            f"{month}/{day}",
+            f"{month}-{day}-{year}",
+            f"{day}/{month}/{year}",
+        ]
+    )
     if rng.random() < 0.5:
         text += rng.choice([" ", ", ", "T", " at "]) + _time(rng) + _offset(rng)
     return text
@@ -157,13 +246,32 @@ def _us(rng: random.Random) -> str:
 
 def _named(rng: random.Random) -> str:
     year, month, day = _date_parts(rng)
-    name = rng.choice([_MONTHS[(month - 1) % 12], _LONG_MONTHS[(month - 1) % 12], _MONTHS[(month - 1) % 12].upper(),
-                       _MONTHS[(month - 1) % 12].lower(), "Sept", "Mayday", "Ju"])
-    text = rng.choice([
-        f"{day} {name} {year}", f"{name} {day} {year}", f"{name} {day}, {year}", f"{day}-{name}-{year}",
-        f"{year} {name} {day}", f"{name} {year} {day}", f"{name} {day}", f"{day} {name}", f"{name}-{day}-{year}",
-        f"{rng.choice(_WEEKDAYS)}, {day} {name} {year}", f"{name}. {day}, {year}",
-    ])
+    name = rng.choice(
+        [
+            _MONTHS[(month - 1) % 12],
+            _LONG_MONTHS[(month - 1) % 12],
+            _MONTHS[(month - 1) % 12].upper(),
+            _MONTHS[(month - 1) % 12].lower(),
+            "Sept",
+            "Mayday",
+            "Ju",
+        ]
+    )
+    text = rng.choice(
+        [
+            f"{day} {name} {year}",
+            f"{name} {day} {year}",
+            f"{name} {day}, {year}",
+            f"{day}-{name}-{year}",
+            f"{year} {name} {day}",
+            f"{name} {year} {day}",
+            f"{name} {day}",
+            f"{day} {name}",
+            f"{name}-{day}-{year}",
+            f"{rng.choice(_WEEKDAYS)}, {day} {name} {year}",
+            f"{name}. {day}, {year}",
+        ]
+    )
     if rng.random() < 0.6:
         text += " " + _time(rng) + _offset(rng)
     return text
@@ -176,8 +284,9 @@ def _javascript(rng: random.Random) -> str:
     sign = rng.choice("+-")
     offset = f"{sign}{rng.choice([0, 1, 2, 5, 9, 12, 14]):02d}{rng.choice([0, 30, 45]):02d}"
     if rng.random() < 0.5:  # Date#toString()
-        return (f"{weekday} {name} {day:02d} {year:04d} {hour:02d}:{minute:02d}:{second:02d} GMT{offset}"
-                + rng.choice(["", f" ({rng.choice(_ZONE_NAMES)})", " (", " (a (b) c)", " ())"]))
+        return f"{weekday} {name} {day:02d} {year:04d} {hour:02d}:{minute:02d}:{second:02d} GMT{offset}" + rng.choice(
+            ["", f" ({rng.choice(_ZONE_NAMES)})", " (", " (a (b) c)", " ())"]
+        )
     return f"{weekday}, {day:02d} {name} {year:04d} {hour:02d}:{minute:02d}:{second:02d} GMT"  # toUTCString
 
 
@@ -187,19 +296,22 @@ def _tools(rng: random.Random) -> str:
     weekday, name = rng.choice(_WEEKDAYS), _MONTHS[(month - 1) % 12]
     hour, minute, second = rng.randint(0, 23), rng.randint(0, 59), rng.randint(0, 59)
     micro = rng.randint(0, 999_999)
-    return rng.choice([
-        f"{year:04d}-{month:02d}-{day:02d} {hour:02d}:{minute:02d}:{second:02d}.{micro:06d}",  # str(datetime)
-        f"{year:04d}-{month:02d}-{day:02d} {hour:02d}:{minute:02d}:{second:02d}.{micro:06d}+00:00",
-        f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}.{micro:06d}+02:00",  # isoformat()
-        f"{weekday} {name} {day:2d} {hour:02d}:{minute:02d}:{second:02d} {year:04d}",  # ctime()
-        f"{weekday}, {day:02d} {name} {year:04d} {hour:02d}:{minute:02d}:{second:02d} {rng.choice(['+0000', '-0500', '-0000'])}",
-        f"{weekday} {name} {day:2d} {hour:02d}:{minute:02d}:{second:02d} {rng.choice(['UTC', 'CEST', 'PDT'])} {year:04d}",  # date
-        f"{weekday} {day:02d} {name} {year:04d} {hour:02d}:{minute:02d}:{second:02d} {rng.choice(['AM', 'PM'])} UTC",
-        f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}{rng.choice(['+00:00', '+0000', 'Z'])}",
-        f"{year:04d}{month:02d}{day:02d}T{hour:02d}{minute:02d}{second:02d}Z",
-        f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d},{micro:06d}Z",
-        f"@{rng.randint(0, 2_000_000_000)}", f"{rng.randint(0, 2_000_000_000_000)}",
-    ])
+    return rng.choice(
+        [
+            f"{year:04d}-{month:02d}-{day:02d} {hour:02d}:{minute:02d}:{second:02d}.{micro:06d}",  # str(datetime)
+            f"{year:04d}-{month:02d}-{day:02d} {hour:02d}:{minute:02d}:{second:02d}.{micro:06d}+00:00",
+            f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}.{micro:06d}+02:00",  # isoformat()
+            f"{weekday} {name} {day:2d} {hour:02d}:{minute:02d}:{second:02d} {year:04d}",  # ctime()
+            f"{weekday}, {day:02d} {name} {year:04d} {hour:02d}:{minute:02d}:{second:02d} {rng.choice(['+0000', '-0500', '-0000'])}",
+            f"{weekday} {name} {day:2d} {hour:02d}:{minute:02d}:{second:02d} {rng.choice(['UTC', 'CEST', 'PDT'])} {year:04d}",  # date
+            f"{weekday} {day:02d} {name} {year:04d} {hour:02d}:{minute:02d}:{second:02d} {rng.choice(['AM', 'PM'])} UTC",
+            f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}{rng.choice(['+00:00', '+0000', 'Z'])}",
+            f"{year:04d}{month:02d}{day:02d}T{hour:02d}{minute:02d}{second:02d}Z",
+            f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d},{micro:06d}Z",
+            f"@{rng.randint(0, 2_000_000_000)}",
+            f"{rng.randint(0, 2_000_000_000_000)}",
+        ]
+    )
 
 
 def _soup(rng: random.Random) -> str:
@@ -208,7 +320,11 @@ def _soup(rng: random.Random) -> str:
     for _ in range(rng.randint(1, 9)):
         kind = rng.random()
         if kind < 0.4:
-            pieces.append(str(rng.choice([rng.randint(0, 99), rng.randint(0, 9999), rng.randint(0, 10**12), 0])).zfill(rng.choice([1, 2, 4])))
+            pieces.append(
+                str(rng.choice([rng.randint(0, 99), rng.randint(0, 9999), rng.randint(0, 10**12), 0])).zfill(
+                    rng.choice([1, 2, 4])
+                )
+            )
         elif kind < 0.65:
             pieces.append(rng.choice([":", "-", "+", ".", ")", "/", ",", "::", "(", "(x)", ":."]))
         elif kind < 0.85:
@@ -219,7 +335,16 @@ def _soup(rng: random.Random) -> str:
 
 
 _FAMILIES: tuple[Callable[[random.Random], str], ...] = (
-    _iso, _iso, _iso, _date_alone, _us, _named, _named, _javascript, _tools, _soup,
+    _iso,
+    _iso,
+    _iso,
+    _date_alone,
+    _us,
+    _named,
+    _named,
+    _javascript,
+    _tools,
+    _soup,
 )
 
 
@@ -230,12 +355,12 @@ def _mutate(rng: random.Random, text: str) -> str:
         if action < 0.35:
             text = text[:position] + rng.choice(_MUTATION_CHARS) + text[position:]
         elif action < 0.65:
-            text = text[:position] + text[position + 1:]
+            text = text[:position] + text[position + 1 :]
         elif action < 0.9:
-            text = text[:position] + rng.choice(_MUTATION_CHARS) + text[position + 1:]
+            text = text[:position] + rng.choice(_MUTATION_CHARS) + text[position + 1 :]
         else:  # a swap of neighbours
             if 0 < position < len(text):
-                text = text[:position - 1] + text[position] + text[position - 1] + text[position + 1:]
+                text = text[: position - 1] + text[position] + text[position - 1] + text[position + 1 :]
     return text
 
 

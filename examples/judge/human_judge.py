@@ -45,7 +45,9 @@ def pytest_configure(config: pytest.Config) -> None:
             except (ValueError, KeyError, RecursionError) as exc:
                 raise pytest.UsageError(f"--human-verdicts: {path}:{number}: not a verdict ({exc})") from None
             if not isinstance(session_id, str):
-                raise pytest.UsageError(f"--human-verdicts: {path}:{number}: not a verdict (an object with a session_id string)")
+                raise pytest.UsageError(
+                    f"--human-verdicts: {path}:{number}: not a verdict (an object with a session_id string)"
+                )
             verdicts.setdefault(session_id, []).append(entry)
     config.stash[_VERDICTS] = verdicts
     _config.append(config)

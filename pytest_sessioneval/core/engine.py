@@ -13,7 +13,7 @@ import warnings
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Union
+from typing import Any, Final
 
 from ..rubrics.rubric_v1 import RUBRIC_V1
 from .events import read_events
@@ -43,8 +43,8 @@ __all__ = [
     "Evaluation",
     "InputWarning",
     "NoEligibleSession",
-    "SessionEvaluation",
     "Selection",
+    "SessionEvaluation",
     "SkippedSession",
     "UnidentifiedRecord",
     "evaluate",
@@ -122,7 +122,7 @@ class UnidentifiedRecord:
     reason: str
 
 
-Entry = Union[SessionEvaluation, SkippedSession, UnidentifiedRecord]
+Entry = SessionEvaluation | SkippedSession | UnidentifiedRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,9 +381,7 @@ class _VerdictPool:
         self, id: str, method: Method, status: Status, evidence: str, score: int | float | None, scored: bool
     ) -> DimensionVerdict:
         kind = type(score)
-        if id in self._unpooled or type(evidence) is not str or not (
-            score is None or kind is int or kind is float
-        ):
+        if id in self._unpooled or type(evidence) is not str or not (score is None or kind is int or kind is float):
             return DimensionVerdict(id, method, status, evidence, score, scored)
         key = (id, status, evidence, method, scored, kind, score, repr(score) if score == 0 else None)
         try:
@@ -425,7 +423,9 @@ def score_sessions(
         raise TypeError(f"rubric must be a Rubric (such as RUBRIC_V1), not {rubric!r}")
     sessions_path, events_path = resolve_inputs(Path(path), Path(events) if events else None)
     if events_path is not None and _same_file(sessions_path, events_path):
-        raise ValueError(f"{sessions_path}: is the events file; give the sessions.jsonl (or the directory holding both)")
+        raise ValueError(
+            f"{sessions_path}: is the events file; give the sessions.jsonl (or the directory holding both)"
+        )
     result = evaluate(sessions_path, events_path, rubric=rubric, check_every_event_line=check_every_event_line)
     if result.problems:
         shown = first_few([str(problem) for problem in result.problems], separator="; ")

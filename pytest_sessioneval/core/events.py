@@ -19,7 +19,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, pairwise
 from pathlib import Path
 from typing import Any, Final
 
@@ -87,7 +87,7 @@ _GATE, _FAILING, _FULL, _BLOCKED, _LOOP = 1, 2, 4, 8, 16
 class _Collector:
     """Accumulates the relevant facts of events given in file order."""
 
-    __slots__ = ("times", "kinds", "lines", "exits", "host_class", "declared", "_stamps", "_canonical", "_hosts")
+    __slots__ = ("_canonical", "_hosts", "_stamps", "declared", "exits", "host_class", "kinds", "lines", "times")
 
     def __init__(self, host_stamps: Collection[str] | None, declared: Collection[str] = ()) -> None:
         # One row per timed event that a window query counts, in file order.
@@ -106,8 +106,8 @@ class _Collector:
     def add(self, line: int, event: dict[str, Any]) -> None:
         """Take one decoded event object (``line`` is its 1-based line number)."""
         name = event.get("event")
-        # Equality, not set membership: ``event`` may be any JSON value, lists included.
-        if name == GATE_PASSED or name == GATE_FAILED:
+        # A tuple, not a set: ``event`` may be any JSON value, lists (unhashable) included.
+        if name in (GATE_PASSED, GATE_FAILED):
             t = parse_timestamp_ms(event.get("timestamp"))
             if t is None:
                 return
@@ -128,7 +128,7 @@ class _Collector:
                     stamp = self._canonical[stamp]
                 self.host_class[stamp] = self._hosts.setdefault(host, host)
             return
-        elif name == BLOCKED or name == LOOP_WARNING:
+        elif name in (BLOCKED, LOOP_WARNING):
             t = parse_timestamp_ms(event.get("timestamp"))
             if t is None:
                 return
@@ -177,7 +177,7 @@ def _prefix_count(kinds: bytearray, flag: int) -> array[int]:
 
 
 def _is_sorted(values: list[int]) -> bool:
-    return all(a <= b for a, b in zip(values, values[1:]))
+    return all(a <= b for a, b in pairwise(values))
 
 
 @dataclass(slots=True)
@@ -371,7 +371,7 @@ def _scan(path: Path, problems: list[InputProblem], collector: _Collector) -> bo
                         problems.append(InputProblem(source, line, event))
                         continue
                 found = True
-                add(line, event)  # type: ignore[arg-type]
+                add(line, event)
             line_base = line + count(b"\n", previous, limit)
             if not read:
                 return found

@@ -11,11 +11,12 @@ Pure: reading only; nothing here knows JSON.
 from __future__ import annotations
 
 import gzip
+import io
 import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO, Final
+from typing import Final, Protocol
 
 __all__ = [
     "BROKEN_LINK",
@@ -45,9 +46,7 @@ def is_named(path: Path, name: str) -> bool:
     return path.name in spellings(name)
 
 
-def find_beside(
-    directory: Path, name: str, kind_of: Callable[[Path], str | None] | None = None
-) -> Path | None:
+def find_beside(directory: Path, name: str, kind_of: Callable[[Path], str | None] | None = None) -> Path | None:
     """The file ``name`` in ``directory`` under its first spelling that is there (anything
     but nothing: the caller says what is wrong with a directory or a broken link).
     ``kind_of`` looks at a path (default ``stat_kind``)."""
@@ -59,20 +58,29 @@ def find_beside(
     return None
 
 
+class ByteStream(Protocol):
+    """What ``open_input`` gives: a file's bytes, read as blocks or as lines."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+    def readline(self, size: int = -1, /) -> bytes: ...
+    def readinto(self, buffer: memoryview, /) -> int | None: ...
+    def __iter__(self) -> Iterator[bytes]: ...
+
+
 @contextmanager
-def open_input(path: Path, *, buffered: bool = True) -> Iterator[BinaryIO]:
+def open_input(path: Path, *, buffered: bool = True) -> Iterator[ByteStream]:
     """``path`` opened for reading bytes, decompressed when it is gzip.
 
     ``buffered=False`` gives the file's own unbuffered stream (``readinto`` straight into
     the caller's buffer) when it is not compressed. Raises ``OSError`` (a damaged gzip
     stream too, as it is read).
     """
-    stream: BinaryIO = open(path, "rb", buffering=-1 if buffered else 0)  # noqa: SIM115  closed below
+    stream: io.BufferedReader | io.FileIO = open(path, "rb") if buffered else open(path, "rb", buffering=0)  # noqa: SIM115
     try:
         if stream.read(2) == _GZIP_MAGIC:
             stream.seek(0)
             with gzip.GzipFile(fileobj=stream, mode="rb") as unpacked:
-                yield unpacked  # type: ignore[misc]
+                yield unpacked
             return
         stream.seek(0)
         yield stream
@@ -86,9 +94,7 @@ def read_bytes(path: Path, limit: int = -1) -> bytes:
         return stream.read(limit)
 
 
-def read_lines(
-    path: Path, max_line: int | None = None, *, skip_bom: bool = False
-) -> Iterator[tuple[int, bytes | int]]:
+def read_lines(path: Path, max_line: int | None = None, *, skip_bom: bool = False) -> Iterator[tuple[int, bytes | int]]:
     """``(number, line)`` for every line, 1-based, each with its newline.
 
     With ``max_line``, a line longer than that many bytes (its newline not counted) is

@@ -126,7 +126,7 @@ def _decode_deep(text: str) -> Any:
             value = float(number.group()) if fraction or exponent else _parse_int(number.group())
             at = number.end()
         else:
-            for word, value in _LITERALS:
+            for word, value in _LITERALS:  # noqa: B007  the value found is used after the loop
                 if text.startswith(word, at):
                     at += len(word)
                     break
@@ -189,9 +189,7 @@ def decode_object(raw: bytes) -> dict[str, Any] | str:
     return value
 
 
-def iter_objects(
-    path: Path, problems: list[InputProblem]
-) -> Iterator[tuple[int, dict[str, Any]]]:
+def iter_objects(path: Path, problems: list[InputProblem]) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, object)`` for every usable line of a JSONL file.
 
     Blank lines are ignored; each other unusable line is appended to ``problems``.
@@ -270,9 +268,7 @@ def first_named(path: Path, keys: tuple[str, ...]) -> FirstNamed:
     return FirstNamed(None, None, seen)
 
 
-def iter_lines(
-    path: Path, problems: list[InputProblem]
-) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
+def iter_lines(path: Path, problems: list[InputProblem]) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
     """Like ``iter_objects``, with each line's bytes (``decode_object`` of them gives the object)."""
     loads, decode_error = orjson.loads, orjson.JSONDecodeError
     for number, raw in read_lines(path):
@@ -289,4 +285,4 @@ def iter_lines(
             if type(decoded) is str:
                 problems.append(InputProblem(str(path), number, decoded))
                 continue
-        yield number, raw, decoded  # type: ignore[misc]
+        yield number, raw, decoded

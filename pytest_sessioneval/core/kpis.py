@@ -8,7 +8,7 @@ from .sessions import Window
 from .text import show
 from .values import SAFE_INTEGER, as_double
 
-__all__ = ["KPI_NAMES", "extract_kpis", "duration_source", "kpi_notes"]
+__all__ = ["KPI_NAMES", "duration_source", "extract_kpis", "kpi_notes"]
 
 KPI_NAMES: Final = (
     "duration_seconds",
@@ -95,7 +95,5 @@ def extract_kpis(record: dict[str, Any], window: Window | None) -> dict[str, int
         "total_agents": _non_negative(get("total_agents")),
         "token_input": _non_negative(get("total_token_input")),
         "token_output": _non_negative(get("total_token_output")),
-        "carryover": _non_negative(effectiveness.get("carryover"))
-        if type(effectiveness) is dict
-        else None,
+        "carryover": _non_negative(effectiveness.get("carryover")) if type(effectiveness) is dict else None,
     }

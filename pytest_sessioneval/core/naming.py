@@ -21,8 +21,14 @@ _SAFE: Final = re.compile(r"[A-Za-z0-9._\-@+=,;/#%()!?*~^${}|` ]*", re.ASCII)
 # Brackets would end the name's own part; the HTML specials are escaped too, since some
 # reports (pytest-html) write node ids into their pages as they are.
 _ESCAPES: Final = {
-    "\\": "\\\\", "[": "\\x5b", "]": "\\x5d",
-    "<": "\\x3c", ">": "\\x3e", "&": "\\x26", '"': "\\x22", "'": "\\x27",
+    "\\": "\\\\",
+    "[": "\\x5b",
+    "]": "\\x5d",
+    "<": "\\x3c",
+    ">": "\\x3e",
+    "&": "\\x26",
+    '"': "\\x22",
+    "'": "\\x27",
 }
 
 

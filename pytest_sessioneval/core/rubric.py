@@ -153,12 +153,16 @@ class Rubric:
         if not isinstance(self.event_kinds, (tuple, list, frozenset, set)) or not all(
             type(kind) is str and not is_blank(kind) for kind in self.event_kinds
         ):
-            raise RubricError(f"rubric {self.version!r}: event_kinds must be a tuple of event names (strings that are not blank)")
+            raise RubricError(
+                f"rubric {self.version!r}: event_kinds must be a tuple of event names (strings that are not blank)"
+            )
         object.__setattr__(self, "event_kinds", tuple(sorted(set(self.event_kinds))))
         ids = [dimension.id for dimension in self.dimensions] + list(self.judge_ids)
         for dimension_id in ids:
             if type(dimension_id) is not str or is_blank(dimension_id):
-                raise RubricError(f"rubric {self.version!r}: a dimension id must be a string that is not blank, not {dimension_id!r}")
+                raise RubricError(
+                    f"rubric {self.version!r}: a dimension id must be a string that is not blank, not {dimension_id!r}"
+                )
         duplicates = sorted({i for i in ids if ids.count(i) > 1})
         if duplicates:
             raise RubricError(f"rubric {self.version!r}: dimension ids collide: {', '.join(duplicates)}")
@@ -174,9 +178,7 @@ class Rubric:
             self._sha256.append(hashlib.sha256(read_bytes(self.text_path)).hexdigest())
         return self._sha256[0]
 
-    def score(
-        self, context: SessionContext, make: VerdictFactory | None = None
-    ) -> tuple[DimensionVerdict, ...]:
+    def score(self, context: SessionContext, make: VerdictFactory | None = None) -> tuple[DimensionVerdict, ...]:
         """Run every scorer in order; a scorer answering outside the four statuses is an error.
 
         ``make`` builds each ``DimensionVerdict`` from its fields (default: the
@@ -190,7 +192,7 @@ class Rubric:
                 verdict = dimension.scorer(context)
             except KeyboardInterrupt:
                 raise
-            except BaseException as exc:  # noqa: BLE001  a broken scorer is the rubric's fault (pytest.skip() too)
+            except BaseException as exc:
                 raise RubricError(
                     f"rubric {self.version!r}: scorer of {dimension.id!r} raised {type(exc).__name__}: {exception_text(exc)}"
                 ) from exc

@@ -65,9 +65,7 @@ def eligibility(record: dict[str, Any]) -> str | None:
     if status == "completed":
         return None
     if not is_truthy(record.get("completed_at")):
-        return (
-            "unfinished session: no completed_at and status is not 'completed'"
-        )
+        return "unfinished session: no completed_at and status is not 'completed'"
     summary = record.get("agent_summary")
     complete = summary.get("complete") if type(summary) is dict else None
     if is_number(complete) and complete > 0:  # type: ignore[operator]

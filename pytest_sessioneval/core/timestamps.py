@@ -62,7 +62,7 @@ def parse_timestamp_ms(value: object) -> int | None:
         return None
     size = len(value)
     # Fast path: "YYYY-MM-DDTHH:MM:SS.fffZ" and "YYYY-MM-DDTHH:MM:SSZ" (``z`` too).
-    if (size == 24 and value[19] == "." or size == 20) and value[-1] in "Zz":
+    if ((size == 24 and value[19] == ".") or size == 20) and value[-1] in "Zz":
         hour = _HOURS.get(value[:14])
         if hour is not None:
             minute_second = _MINUTE_SECOND.get(value[14:19])
@@ -158,8 +158,20 @@ _ES_DATE_TIME: Final = re.compile(
 
 def _read_es_date_time(match: re.Match[str]) -> int | None:
     """A text in the Date Time String Format, ``None`` when its time or offset is out of range."""
-    (sign, long_year, short_year, month_s, day_s, hour_s, minute_s, second_s, fraction,
-     offset_sign, offset_hour_s, offset_minute_s) = match.groups()
+    (
+        sign,
+        long_year,
+        short_year,
+        month_s,
+        day_s,
+        hour_s,
+        minute_s,
+        second_s,
+        fraction,
+        offset_sign,
+        offset_hour_s,
+        offset_minute_s,
+    ) = match.groups()
     year = int(short_year) if sign is None else int(sign + long_year)
     month = int(month_s) if month_s is not None else 1
     day = int(day_s) if day_s is not None else 1
@@ -235,12 +247,26 @@ _END_TOKEN: Final = _Token(_END, 0, 0)
 # A word is known by its first three letters (lower case) and length: month names may be
 # longer ("July", "Sept"), other keywords may not ("UTC" is a zone, "UTCX" is garbage).
 _KEYWORDS: Final[dict[str, tuple[int, int]]] = {
-    **{name: (_MONTH, number) for number, name in enumerate(
-        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)},
-    "am": (_AM_PM, 0), "pm": (_AM_PM, 12),
-    "ut": (_ZONE, 0), "utc": (_ZONE, 0), "z": (_ZONE, 0), "gmt": (_ZONE, 0),
-    "cdt": (_ZONE, -5), "cst": (_ZONE, -6), "edt": (_ZONE, -4), "est": (_ZONE, -5),
-    "mdt": (_ZONE, -6), "mst": (_ZONE, -7), "pdt": (_ZONE, -7), "pst": (_ZONE, -8),
+    **{
+        name: (_MONTH, number)
+        for number, name in enumerate(
+            ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1
+        )
+    },
+    "am": (_AM_PM, 0),
+    "pm": (_AM_PM, 12),
+    "ut": (_ZONE, 0),
+    "utc": (_ZONE, 0),
+    "z": (_ZONE, 0),
+    "gmt": (_ZONE, 0),
+    "cdt": (_ZONE, -5),
+    "cst": (_ZONE, -6),
+    "edt": (_ZONE, -4),
+    "est": (_ZONE, -5),
+    "mdt": (_ZONE, -6),
+    "mst": (_ZONE, -7),
+    "pdt": (_ZONE, -7),
+    "pst": (_ZONE, -8),
     "t": (_TIME_SEPARATOR, 0),
 }
 
@@ -576,4 +602,3 @@ def _read_es_date(tokens: list[_Token], day: _DayComposer) -> tuple[_Token | Non
     if following.kind == _WORD and following.word_type == _TIME_SEPARATOR:
         return None, position, False
     return following, position + 1, following.kind == _END
-

@@ -73,7 +73,7 @@ def effective_overrides(config: pytest.Config) -> Sequence[str]:
     return [str(entry) for entry in effective]
 
 
-def determine_inifile(config: pytest.Config, args: list[str]) -> Path | None | bool:
+def determine_inifile(config: pytest.Config, args: list[str]) -> Path | bool | None:
     """The ini file pytest would pick for these ``args``, asked as pytest asked for this run;
     ``False`` when this pytest cannot be asked."""
     try:

@@ -185,7 +185,7 @@ class _CollectionArgs:
                     self._closed.append(directory)
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:  # noqa: ARG002
+    def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:
         path = Path(os.path.abspath(collection_path))
         if path in self._way:
             return False

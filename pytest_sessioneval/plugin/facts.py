@@ -37,8 +37,16 @@ Kind = Literal[
 _STORED: Final = ("run_id", "session_id", "dimension", "method", "status", "score")
 _PROPERTIES: Final[dict[str, tuple[str, ...]]] = {
     "verdict": (
-        "session_id", "dimension", "method", "status", "score", "evidence", "line", "started_at",
-        "rubric_version", "rubric_sha256",
+        "session_id",
+        "dimension",
+        "method",
+        "status",
+        "score",
+        "evidence",
+        "line",
+        "started_at",
+        "rubric_version",
+        "rubric_sha256",
     ),
     "not-scored": ("session_id", "eligible", "reason", "line"),
     "no-session-id": ("reason", "line"),
@@ -142,5 +150,7 @@ class ItemFacts:
             kind = "no-session-id"
         else:
             return None
-        known = {name: props.get(name) for name in _PROPERTIES[kind] if name not in ("line", "eligible", "verification")}
+        known: dict[str, Any] = {
+            name: props.get(name) for name in _PROPERTIES[kind] if name not in ("line", "eligible", "verification")
+        }
         return cls(kind, line, **known)

@@ -7,7 +7,7 @@ Every check that names a path the user gave raises a usage error naming the opti
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -100,7 +100,9 @@ def claim_files(
     for where, report in other_reports(config):
         held = read.get(file_identity(Path(where)))
         if held is not None:
-            raise pytest.UsageError(f"{report} {where} is {held} of this run: the report would replace it, or be read as it")
+            raise pytest.UsageError(
+                f"{report} {where} is {held} of this run: the report would replace it, or be read as it"
+            )
 
 
 def other_reports(config: pytest.Config) -> list[tuple[str, str]]:
@@ -118,12 +120,18 @@ def other_reports(config: pytest.Config) -> list[tuple[str, str]]:
 
     # Each path as its plugin reads it: JUnit XML expands ~ and $VARIABLES and normalises the
     # path ("a/link/.." is "a"), pytest-html expands them, pytest-json-report takes it as written.
-    reports = [
-        (getattr(option, "xmlpath", None), "the JUnit XML report (--junitxml)", lambda where: os.path.normpath(expanded(where))),
+    reports: list[tuple[object, str, Callable[[str], str]]] = [
+        (
+            getattr(option, "xmlpath", None),
+            "the JUnit XML report (--junitxml)",
+            lambda where: os.path.normpath(expanded(where)),
+        ),
         (getattr(option, "htmlpath", None), "the pytest-html report (--html)", expanded),
     ]
     if getattr(option, "json_report", False):
-        reports.insert(1, (getattr(option, "json_report_file", None), "the JSON report (--json-report-file)", as_written))
+        reports.insert(
+            1, (getattr(option, "json_report_file", None), "the JSON report (--json-report-file)", as_written)
+        )
     return [(spell(where), what) for where, what, spell in reports if isinstance(where, str) and where]
 
 

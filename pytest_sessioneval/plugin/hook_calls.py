@@ -33,25 +33,34 @@ def registered_rubrics(config: pytest.Config) -> dict[str, Rubric]:
             raise
         except BaseException as exc:  # noqa: BLE001  the plugin's fault, said as such
             raise usage_error(
-                "--session-eval-rubric", f"plugin {plugin!r}: its pytest_sessioneval_rubrics raised {type(exc).__name__}: {exception_text(exc)}"
+                "--session-eval-rubric",
+                f"plugin {plugin!r}: its pytest_sessioneval_rubrics raised {type(exc).__name__}: {exception_text(exc)}",
             ) from None
         if not isinstance(offered, (list, tuple)):
             raise usage_error(
-                "--session-eval-rubric", f"plugin {plugin!r} returned {described(offered)}; expected a list of Rubric objects"
+                "--session-eval-rubric",
+                f"plugin {plugin!r} returned {described(offered)}; expected a list of Rubric objects",
             )
         for rubric in offered:
             if not isinstance(rubric, Rubric):
-                raise usage_error("--session-eval-rubric", f"plugin {plugin!r} registered {described(rubric)}, not a Rubric")
+                raise usage_error(
+                    "--session-eval-rubric", f"plugin {plugin!r} registered {described(rubric)}, not a Rubric"
+                )
             if rubric.version in rubrics:
-                raise usage_error("--session-eval-rubric", f"plugin {plugin!r}: rubric {rubric.version!r} is already registered")
+                raise usage_error(
+                    "--session-eval-rubric", f"plugin {plugin!r}: rubric {rubric.version!r} is already registered"
+                )
             if not rubric.text_path.is_file():
-                raise usage_error("--session-eval-rubric", f"plugin {plugin!r}: rubric text {rubric.text_path} not found")
+                raise usage_error(
+                    "--session-eval-rubric", f"plugin {plugin!r}: rubric text {rubric.text_path} not found"
+                )
             rubrics[rubric.version] = rubric
     return rubrics
 
 
 def judges(config: pytest.Config) -> list[Judge]:
     """The ``pytest_sessioneval_judge`` implementations, each with its plugin's name."""
+
     def bound(impl: Any) -> Any:
         # As pluggy calls a hook: an implementation may leave out the argument (or give it a default).
         try:

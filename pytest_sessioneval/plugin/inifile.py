@@ -8,6 +8,7 @@ like a path on the command line: a value apart from its flag (``--session-eval
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
+from itertools import pairwise
 from pathlib import Path
 from typing import NamedTuple
 
@@ -45,19 +46,19 @@ def missed_ini_file(config: pytest.Config, options: Sequence[Option]) -> MissedI
     """
     words = list(config.invocation_params.args)
     flags = {option.flag for option in options if option.kind != "bool"}
-    apart = [(flag, value) for flag, value in zip(words, words[1:]) if flag in flags and not value.startswith("-")]
+    apart = [(flag, value) for flag, value in pairwise(words) if flag in flags and not value.startswith("-")]
     if not apart:
         return None
     # pytest's own lookup, asked as it was asked, and without the values apart.
     paths = [str(path) for path in config.option.file_or_dir or ()]
     with_values = determine_inifile(config, [*paths, *(value for _, value in apart)])
     without_values = determine_inifile(config, paths)
-    if with_values is False or without_values is False:
-        return None  # a pytest that looks elsewhere: nothing said rather than a wrong word
-    if with_values != config.inipath or without_values is None or without_values == config.inipath:
+    if with_values is False or not isinstance(without_values, Path):
+        return None  # a pytest that looks elsewhere says nothing rather than a wrong word; or none missed
+    if with_values != config.inipath or without_values == config.inipath:
         return None
     flag, value = apart[0]
-    return MissedIniFile(Path(without_values), flag, value, config.inipath)
+    return MissedIniFile(without_values, flag, value, config.inipath)
 
 
 def warn_if_ini_file_was_missed(config: pytest.Config, options: Sequence[Option]) -> None:
@@ -91,7 +92,9 @@ class _MissedIniNote:
     # Around the whole run: configure (a historic hook, which takes no wrapper) and session
     # start both happen inside it, and pytest shows a usage error that leaves it.
     @pytest.hookimpl(wrapper=True)
-    def pytest_cmdline_main(self, config: pytest.Config) -> Generator[None, int | pytest.ExitCode | None, int | pytest.ExitCode | None]:
+    def pytest_cmdline_main(
+        self, config: pytest.Config
+    ) -> Generator[None, int | pytest.ExitCode | None, int | pytest.ExitCode | None]:
         try:
             return (yield)
         except pytest.UsageError as error:

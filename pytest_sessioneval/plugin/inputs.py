@@ -48,7 +48,9 @@ def resolve_sources(config: pytest.Config, paths: list[Path]) -> tuple[dict[Path
         sessions = readable_file("--session-eval", sessions)
         if beside is not None and file_identity(beside) == file_identity(sessions):
             if events is not None:
-                raise usage_error("--session-eval-events", f"{events}: is the sessions file of this run; give the events file")
+                raise usage_error(
+                    "--session-eval-events", f"{events}: is the sessions file of this run; give the events file"
+                )
             raise usage_error(
                 "--session-eval",
                 f"{sessions}: is the events file of this run too; give the sessions.jsonl (or the "
@@ -94,7 +96,9 @@ def refuse_overwriting_inputs(config: pytest.Config, settings: Settings) -> None
     # Where an events file is looked for counts even while none is there: written there, the
     # page or the journal would be read as events next time.
     inputs += [
-        (p.parent / name, f"the {EVENTS_FILE} beside a sessions file") for p in settings.sessions_given for name in spellings(EVENTS_FILE)
+        (p.parent / name, f"the {EVENTS_FILE} beside a sessions file")
+        for p in settings.sessions_given
+        for name in spellings(EVENTS_FILE)
     ]
     inputs += [(e, "an events file") for e in settings.sources.values() if e is not None]
     # A rubric's text is read too: its sha256 goes into every record.
@@ -107,18 +111,32 @@ def refuse_overwriting_inputs(config: pytest.Config, settings: Settings) -> None
     if settings.journal_path is not None:
         what = data.get(file_identity(settings.journal_path))
         if what:
-            raise usage_error("--session-eval-journal", f"{settings.journal_path} is {what} of this run; records go to a file of their own")
+            raise usage_error(
+                "--session-eval-journal",
+                f"{settings.journal_path} is {what} of this run; records go to a file of their own",
+            )
         journals[file_identity(settings.journal_path)] = "the --session-eval-journal"
     if settings.html_path is not None:
         what = data.get(file_identity(settings.html_path)) or journals.get(file_identity(settings.html_path))
         if what:
-            raise usage_error("--session-eval-html", f"{settings.html_path} is {what} of this run; the page would replace it")
-    writes = [(path, flag) for path, flag in ((settings.journal_path, "--session-eval-journal"), (settings.html_path, "--session-eval-html")) if path is not None]
+            raise usage_error(
+                "--session-eval-html", f"{settings.html_path} is {what} of this run; the page would replace it"
+            )
+    writes = [
+        (path, flag)
+        for path, flag in (
+            (settings.journal_path, "--session-eval-journal"),
+            (settings.html_path, "--session-eval-html"),
+        )
+        if path is not None
+    ]
     # The reports other plugins write: one file cannot be two outputs, nor an input.
     reports = {file_identity(Path(where)): (what, where) for where, what in other_reports(config)}
     for path, flag in writes:
         if file_identity(path) in reports:
-            raise usage_error(flag, f"{path} is also {reports[file_identity(path)][0]} of this run; give each its own file")
+            raise usage_error(
+                flag, f"{path} is also {reports[file_identity(path)][0]} of this run; give each its own file"
+            )
     for identity, (report, where) in reports.items():
         what = journals.get(identity)  # (the journal of this run is refused above; claim_files checks the data)
         if what:

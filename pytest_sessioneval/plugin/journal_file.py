@@ -58,7 +58,9 @@ class JournalFile(DataFile):
                 continue
             # A run_id another line holds too (journals joined by hand) gets "@line-<N>".
             run = escape_name(record["run_id"])
-            base = unique_name(taken, lambda n: run if n == 1 else f"{run}@line-{line}" + (f"~{n - 1}" if n > 2 else ""))
+            base = unique_name(
+                taken, lambda n: run if n == 1 else f"{run}@line-{line}" + (f"~{n - 1}" if n > 2 else "")
+            )
             if self.journal.verify:
                 yield from self._verification_items(line, record, base)
                 continue
@@ -90,8 +92,7 @@ class JournalFile(DataFile):
             )
         elif fresh is None:
             problem = (
-                f"session {record['session_id']!r} is not in the current metrics "
-                "(--session-eval); nothing to re-score"
+                f"session {record['session_id']!r} is not in the current metrics (--session-eval); nothing to re-score"
             )
         elif places := self.journal.scored_apart.get((record["rubric_version"], record["session_id"])):
             problem = (
@@ -144,9 +145,16 @@ def _judged_as_registered(record: dict[str, Any], rubric: Rubric | None) -> None
         if dimension["method"] != JUDGE:
             continue
         if dimension["id"] in rubric.dimension_ids:
-            problems.append((f"dimensions[{index}]", f"{dimension['id']!r} is a deterministic dimension of {rubric.version}, stored as a judge verdict"))
+            problems.append(
+                (
+                    f"dimensions[{index}]",
+                    f"{dimension['id']!r} is a deterministic dimension of {rubric.version}, stored as a judge verdict",
+                )
+            )
         elif dimension["id"] not in rubric.judge_ids:
-            problems.append((f"dimensions[{index}]", f"{dimension['id']!r} is not a judge dimension {rubric.version} pre-registers"))
+            problems.append(
+                (f"dimensions[{index}]", f"{dimension['id']!r} is not a judge dimension {rubric.version} pre-registers")
+            )
     if problems:
         raise InvalidRecord(problems)
 
@@ -191,7 +199,10 @@ class StoredDimensionItem(_StoredItem):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         for marker in markers_for(
-            self.dimension["status"], self.dimension["evidence"], self.dimension["method"], runxfail=self.config.option.runxfail
+            self.dimension["status"],
+            self.dimension["evidence"],
+            self.dimension["method"],
+            runxfail=self.config.option.runxfail,
         ):
             self.add_marker(marker)
 

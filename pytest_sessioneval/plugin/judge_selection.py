@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 import pytest
-from pytest import Mark
 
 from ..core.naming import escape_name
 from ..core.rubric import JUDGE, STATUSES
@@ -48,10 +47,13 @@ class JudgeSelection:
         self._judge_names = [escape_name(judge_id) for judge_id in judge_ids]
         # The outcome markers a judge item can carry, one list per distinct outcome.
         runxfail = getattr(config.option, "runxfail", False)
-        outcomes: dict[str, list[Mark]] = {}
+        outcomes: dict[str, list[pytest.Mark]] = {}
         for status in STATUSES:
             marks = [decorator.mark for decorator in markers_for(status, "", JUDGE, runxfail=runxfail)]
-            known = [(mark.name, mark.args, sorted((k, v) for k, v in mark.kwargs.items() if k != _UNKNOWN_ARGUMENT)) for mark in marks]
+            known = [
+                (mark.name, mark.args, sorted((k, v) for k, v in mark.kwargs.items() if k != _UNKNOWN_ARGUMENT))
+                for mark in marks
+            ]
             outcomes.setdefault(repr(known), marks)  # a fail and a cannot-determine differ by their reason alone
         self._outcomes = list(outcomes.values())
         markers, keywords = config.option.markexpr, config.option.keyword.lstrip()
@@ -60,7 +62,9 @@ class JudgeSelection:
         self._deselected = tuple(config.getoption("deselect", None) or ())  # node id prefixes
         # An expression pytest refuses stops the run after collection, before any item runs.
         self.any_can_run = (
-            bool(judge_ids) and not dry_run and (not markers or self._markers is not None)
+            bool(judge_ids)
+            and not dry_run
+            and (not markers or self._markers is not None)
             and (not keywords or self._keywords is not None)
         )
         judge_params = {f"[{escape_name(judge_id)}]" for judge_id in judge_ids}
@@ -70,7 +74,9 @@ class JudgeSelection:
             args: list[tuple[Path, list[str], str | None]] | None = [collection_arg(start, arg) for arg in config.args]
         else:
             args = None  # module names (--pyargs): not read as paths
-        self._files = {file: _CollectedFile(config, file, args, judge_params) for file in files} if self.any_can_run else {}
+        self._files = (
+            {file: _CollectedFile(config, file, args, judge_params) for file in files} if self.any_can_run else {}
+        )
 
     def selects(self, file: Path, session_id: str) -> bool:
         """Whether a judge item of this session can be selected."""
@@ -91,7 +97,11 @@ class JudgeSelection:
                 if self._markers is not None and not _can_hold(self._markers, partial(_mark_match, marks)):
                     continue
                 if self._keywords is not None:
-                    sure = [f"{name}[{judge_name}]".lower(), *collected.keywords, *(mark.name.lower() for mark in marks)]
+                    sure = [
+                        f"{name}[{judge_name}]".lower(),
+                        *collected.keywords,
+                        *(mark.name.lower() for mark in marks),
+                    ]
                     if not _can_hold(self._keywords, partial(_keyword_match, sure, collected.maybe_keywords)):
                         continue
                 return True
@@ -118,7 +128,11 @@ class _CollectedFile:
     """
 
     def __init__(
-        self, config: pytest.Config, file: Path, args: list[tuple[Path, list[str], str | None]] | None, judge_params: set[str]
+        self,
+        config: pytest.Config,
+        file: Path,
+        args: list[tuple[Path, list[str], str | None]] | None,
+        judge_params: set[str],
     ) -> None:
         """``args``: pytest's collection arguments (``options.collection_arg``); ``None`` under ``--pyargs``."""
         self.nodeid = data_file_node_id(config, file)
@@ -150,7 +164,9 @@ class _CollectedFile:
                 self.maybe_keywords.append(directory.name.lower())
         if file in known:  # its node name then: its path from the rootdir (the session's path)
             rootpath = config.rootpath
-            self.maybe_keywords.append(str(file.relative_to(rootpath) if file.is_relative_to(rootpath) else file.name).lower())
+            self.maybe_keywords.append(
+                str(file.relative_to(rootpath) if file.is_relative_to(rootpath) else file.name).lower()
+            )
 
 
 def _walk_root(config: pytest.Config, path: Path) -> Path | None:
@@ -179,7 +195,7 @@ class _Refused(Exception):
     and the run stops."""
 
 
-def _mark_match(marks: list[Mark], name: str, /, **kwargs: object) -> bool | None:
+def _mark_match(marks: list[pytest.Mark], name: str, /, **kwargs: object) -> bool | None:
     """``-m``'s question, as pytest asks it (a marker of that name with those arguments);
     ``None`` when the answer depends on an argument not known yet."""
     answers: list[bool | None] = []

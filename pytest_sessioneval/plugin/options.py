@@ -41,13 +41,11 @@ __all__ = [
 class Option:
     """One setting: its command-line flag, its ini key and how it reads."""
 
-
     flag: str
     ini: str
     help: str
     kind: str = "string"  # string | path | paths | bool | list
     metavar: str | None = None
-
 
     @property
     def dest(self) -> str:
@@ -55,51 +53,117 @@ class Option:
 
 
 OPTIONS: tuple[Option, ...] = (
-    Option("--session-eval", "session_eval_paths",
-           "score the sessions of a sessions.jsonl (or a metrics directory holding one); repeatable",
-           "paths", "PATH"),
-    Option("--session-eval-events", "session_eval_events",
-           "events.jsonl to attribute events from (default: the one beside sessions.jsonl)",
-           "path", "PATH"),
-    Option("--session-eval-latest", "session_eval_latest",
-           "score only the session the reference cascade picks as the latest", "bool"),
-    Option("--session-eval-session", "session_eval_sessions",
-           "score only this session id; repeatable", "list", "ID"),
-    Option("--session-eval-timestamp", "session_eval_timestamp",
-           "the eval timestamp, a UTC date-time such as 2026-08-01T00:00:00Z "
-           "(default: the clock, read once per run)", "string", "TIMESTAMP"),
-    Option("--session-eval-since", "session_eval_since",
-           "score only sessions that started at or after this date or date-time", "string", "DATE"),
-    Option("--session-eval-until", "session_eval_until",
-           "score only sessions that started at or before this date (the whole day) or date-time",
-           "string", "DATE"),
-    Option("--session-eval-journal", "session_eval_journal",
-           "append one session-eval record per scored session to this eval.jsonl journal",
-           "path", "PATH"),
-    Option("--session-eval-model-id", "session_eval_model_id",
-           "the model id recorded in journal records (ANTHROPIC_MODEL in the environment wins)",
-           "string", "ID"),
-    Option("--session-eval-model-source", "session_eval_model_source",
-           "how the model id is known: self-report (default), env or config", "string", "SOURCE"),
-    Option("--session-eval-handle", "session_eval_handle",
-           "a pseudonym recorded in journal records (default: none, the record is anonymized)",
-           "string", "HANDLE"),
-    Option("--session-eval-verify", "session_eval_verify",
-           "re-score every record of this journal from the current metrics (--session-eval) and "
-           "report any drift", "path", "JOURNAL"),
-    Option("--session-eval-judge", "session_eval_judge",
-           "ask the pytest_sessioneval_judge hook for advisory judge verdicts (off by default)", "bool"),
-    Option("--session-eval-judge-timeout", "session_eval_judge_timeout",
-           "seconds a judge may take per session before its dimensions become cannot-determine",
-           "string", "SECONDS"),
-    Option("--session-eval-fast-events", "session_eval_fast_events",
-           "decode only event lines that can name an event the rubric reads: same verdicts, "
-           "faster on large files, but broken lines of other event kinds are not reported", "bool"),
-    Option("--session-eval-html", "session_eval_html",
-           "write a self-contained HTML report of the scored sessions to PATH", "path", "PATH"),
-    Option("--session-eval-rubric", "session_eval_rubric",
-           "the rubric version to score with (default: rubric-v1; others come from the "
-           "pytest_sessioneval_rubrics hook)", "string", "VERSION"),
+    Option(
+        "--session-eval",
+        "session_eval_paths",
+        "score the sessions of a sessions.jsonl (or a metrics directory holding one); repeatable",
+        "paths",
+        "PATH",
+    ),
+    Option(
+        "--session-eval-events",
+        "session_eval_events",
+        "events.jsonl to attribute events from (default: the one beside sessions.jsonl)",
+        "path",
+        "PATH",
+    ),
+    Option(
+        "--session-eval-latest",
+        "session_eval_latest",
+        "score only the session the reference cascade picks as the latest",
+        "bool",
+    ),
+    Option("--session-eval-session", "session_eval_sessions", "score only this session id; repeatable", "list", "ID"),
+    Option(
+        "--session-eval-timestamp",
+        "session_eval_timestamp",
+        "the eval timestamp, a UTC date-time such as 2026-08-01T00:00:00Z (default: the clock, read once per run)",
+        "string",
+        "TIMESTAMP",
+    ),
+    Option(
+        "--session-eval-since",
+        "session_eval_since",
+        "score only sessions that started at or after this date or date-time",
+        "string",
+        "DATE",
+    ),
+    Option(
+        "--session-eval-until",
+        "session_eval_until",
+        "score only sessions that started at or before this date (the whole day) or date-time",
+        "string",
+        "DATE",
+    ),
+    Option(
+        "--session-eval-journal",
+        "session_eval_journal",
+        "append one session-eval record per scored session to this eval.jsonl journal",
+        "path",
+        "PATH",
+    ),
+    Option(
+        "--session-eval-model-id",
+        "session_eval_model_id",
+        "the model id recorded in journal records (ANTHROPIC_MODEL in the environment wins)",
+        "string",
+        "ID",
+    ),
+    Option(
+        "--session-eval-model-source",
+        "session_eval_model_source",
+        "how the model id is known: self-report (default), env or config",
+        "string",
+        "SOURCE",
+    ),
+    Option(
+        "--session-eval-handle",
+        "session_eval_handle",
+        "a pseudonym recorded in journal records (default: none, the record is anonymized)",
+        "string",
+        "HANDLE",
+    ),
+    Option(
+        "--session-eval-verify",
+        "session_eval_verify",
+        "re-score every record of this journal from the current metrics (--session-eval) and report any drift",
+        "path",
+        "JOURNAL",
+    ),
+    Option(
+        "--session-eval-judge",
+        "session_eval_judge",
+        "ask the pytest_sessioneval_judge hook for advisory judge verdicts (off by default)",
+        "bool",
+    ),
+    Option(
+        "--session-eval-judge-timeout",
+        "session_eval_judge_timeout",
+        "seconds a judge may take per session before its dimensions become cannot-determine",
+        "string",
+        "SECONDS",
+    ),
+    Option(
+        "--session-eval-fast-events",
+        "session_eval_fast_events",
+        "decode only event lines that can name an event the rubric reads: same verdicts, "
+        "faster on large files, but broken lines of other event kinds are not reported",
+        "bool",
+    ),
+    Option(
+        "--session-eval-html",
+        "session_eval_html",
+        "write a self-contained HTML report of the scored sessions to PATH",
+        "path",
+        "PATH",
+    ),
+    Option(
+        "--session-eval-rubric",
+        "session_eval_rubric",
+        "the rubric version to score with (default: rubric-v1; others come from the pytest_sessioneval_rubrics hook)",
+        "string",
+        "VERSION",
+    ),
 )
 
 

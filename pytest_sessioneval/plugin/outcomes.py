@@ -60,7 +60,10 @@ def markers_for(
         if status == NOT_APPLICABLE:
             return [pytest.mark.judge, pytest.mark.skip(reason=f"not-applicable ({ADVISORY}): {evidence}")]
         if status in (FAIL, CANNOT_DETERMINE) and runxfail:
-            return [pytest.mark.judge, pytest.mark.skip(reason=f"{status} ({ADVISORY}, not run under --runxfail): {evidence}")]
+            return [
+                pytest.mark.judge,
+                pytest.mark.skip(reason=f"{status} ({ADVISORY}, not run under --runxfail): {evidence}"),
+            ]
         if status in (FAIL, CANNOT_DETERMINE):
             return [pytest.mark.judge, pytest.mark.xfail(reason=f"{status} ({ADVISORY}): {evidence}", run=False)]
         return [pytest.mark.judge]

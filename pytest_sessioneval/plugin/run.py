@@ -109,7 +109,11 @@ class SessionEvalRun:
         for sessions, events in settings.sources.items():
             try:
                 self.evaluations[sessions] = evaluate(
-                    sessions, events, settings.selection, settings.rubric, check_every_event_line=settings.check_every_event_line
+                    sessions,
+                    events,
+                    settings.selection,
+                    settings.rubric,
+                    check_every_event_line=settings.check_every_event_line,
                 )
             except NoEligibleSession as exc:  # each file gives its latest session, if it has one
                 self.evaluations[sessions] = exc.evaluation

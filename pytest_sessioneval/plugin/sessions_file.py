@@ -78,16 +78,16 @@ class DimensionItem(RecordItem):
         super().__init__(**kwargs)
         self.evaluation = evaluation
         self.verdict = verdict
-        for marker in markers_for(verdict.status, verdict.evidence, verdict.method, runxfail=self.config.option.runxfail):
+        for marker in markers_for(
+            verdict.status, verdict.evidence, verdict.method, runxfail=self.config.option.runxfail
+        ):
             self.add_marker(marker)
         self.add_marker(pytest.mark.xdist_group(name=group_name(evaluation.session_id)))
 
     def runtest(self) -> None:
         raise_for(self.verdict.status, self.verdict.evidence, self.verdict.method)
 
-    def repr_failure(
-        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
-    ) -> str | TerminalRepr:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, (VerdictFailed, VerdictUndetermined)):
             return (
                 f"{self.where}: session {self.evaluation.session_id!r}, {self.verdict.id}: "
@@ -117,9 +117,7 @@ class UnidentifiedRecordItem(RecordItem):
     def runtest(self) -> None:
         raise UnidentifiedRecordError(self.facts.reason)
 
-    def repr_failure(
-        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
-    ) -> str | TerminalRepr:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, UnidentifiedRecordError):
             return (
                 f"{self.where}: record has no usable session_id ({self.facts.reason}), so it "

@@ -211,7 +211,7 @@ def _eval_timestamp(config: pytest.Config) -> str:
                 "--session-eval-timestamp",
                 f"{given!r} is not a UTC date-time such as "
                 "2026-08-01T00:00:00Z (a run_id keeps its digits alone, so an offset or a missing zone could "
-                "give two evaluation times one run_id)"
+                "give two evaluation times one run_id)",
             )
         # A fraction is written in milliseconds, as the clock writes it (digits beyond them cut
         # off, as every timestamp is read): …00.5Z, …00.500Z and …00.5000000Z are one run_id.
@@ -241,14 +241,14 @@ def _selection(config: pytest.Config, *, verify: bool, journals: list[Path]) -> 
             raise usage_error(
                 given[0],
                 f"does not apply to re-verification, which re-scores every record "
-                f"of the journal ({given_as(config, '--session-eval-verify')}); select records with -k or a node id"
+                f"of the journal ({given_as(config, '--session-eval-verify')}); select records with -k or a node id",
             )
         if given:
             raise usage_error(
                 given[0],
                 f"selects sessions of sessions files, and "
                 f"{', '.join(map(str, journals))} is a journal, whose every record is shown; select records with "
-                "-k or a node id"
+                "-k or a node id",
             )
         return Selection()
     named = frozenset(option_value(config, "--session-eval-session")) or None
@@ -264,7 +264,7 @@ def _selection(config: pytest.Config, *, verify: bool, journals: list[Path]) -> 
             raise usage_error(
                 "--session-eval-latest",
                 f"picks one session itself, so it does not combine "
-                f"with {given_as(config, '--session-eval-session')}: give one of them"
+                f"with {given_as(config, '--session-eval-session')}: give one of them",
             )
     selection = Selection(
         session_ids=named,
@@ -277,16 +277,22 @@ def _selection(config: pytest.Config, *, verify: bool, journals: list[Path]) -> 
             "--session-eval-until",
             f"{option_value(config, '--session-eval-until')} is before "
             f"{given_as(config, '--session-eval-since')} {option_value(config, '--session-eval-since')}: no session "
-            "could be selected"
+            "could be selected",
         )
     return selection
 
 
 def date_range(config: pytest.Config) -> str:
     """The date range as given, for the summary: "the date range since A until B (how given)"."""
-    bounds = {word: flag for word, flag in (("since", "--session-eval-since"), ("until", "--session-eval-until")) if option_value(config, flag) is not None}
-    return "the date range " + " ".join(f"{word} {option_value(config, flag)}" for word, flag in bounds.items()) + (
-        f" ({', '.join(given_as(config, flag) for flag in bounds.values())})"
+    bounds = {
+        word: flag
+        for word, flag in (("since", "--session-eval-since"), ("until", "--session-eval-until"))
+        if option_value(config, flag) is not None
+    }
+    return (
+        "the date range "
+        + " ".join(f"{word} {option_value(config, flag)}" for word, flag in bounds.items())
+        + (f" ({', '.join(given_as(config, flag) for flag in bounds.values())})")
     )
 
 
@@ -297,7 +303,12 @@ def _journals_shown_whole(config: pytest.Config, selection: Selection) -> tuple[
         flag
         for flag, given in zip(
             _SELECTING,
-            (selection.session_ids is not None, selection.latest, selection.since_ms is not None, selection.until_ms is not None),
+            (
+                selection.session_ids is not None,
+                selection.latest,
+                selection.since_ms is not None,
+                selection.until_ms is not None,
+            ),
         )
         if given
     ]
@@ -325,7 +336,8 @@ def _judge_timeout(config: pytest.Config) -> float | None:
         raise usage_error("--session-eval-judge-timeout", f"{value!r} is not a positive number of seconds")
     if seconds > _LONGEST_JUDGE_TIMEOUT:
         raise usage_error(
-            "--session-eval-judge-timeout", f"{value!r} is longer than a day ({_LONGEST_JUDGE_TIMEOUT:g} s); leave it out for no limit"
+            "--session-eval-judge-timeout",
+            f"{value!r} is longer than a day ({_LONGEST_JUDGE_TIMEOUT:g} s); leave it out for no limit",
         )
     return seconds
 

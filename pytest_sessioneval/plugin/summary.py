@@ -125,8 +125,13 @@ class Tally:
     def empty(self) -> bool:
         """No item of a data file ran (all deselected, or none collected)."""
         return not (
-            self.sessions or self.judged or self.not_scored or self.unidentified
-            or self.verification or self.verified_records or self.unreadable_records
+            self.sessions
+            or self.judged
+            or self.not_scored
+            or self.unidentified
+            or self.verification
+            or self.verified_records
+            or self.unreadable_records
         )
 
     def _with_stored(self, counts: dict[str, Counter[str]], judge: bool) -> dict[str, Counter[str]]:
@@ -162,7 +167,9 @@ class Tally:
             lines.append(ranking_note(rates))
         lines.append("Each dimension stands alone: there is no global score (aiat-llm-eval/1.0).")
         if judge_counts:
-            lines.append("Advisory judge verdicts (uncalibrated; not part of the evaluation above, never fail the run):")
+            lines.append(
+                "Advisory judge verdicts (uncalibrated; not part of the evaluation above, never fail the run):"
+            )
             lines.extend(_table(judge_counts, judge_order))
         return lines
 
@@ -193,7 +200,11 @@ def _table(counts: dict[str, Counter[str]], order: tuple[str, ...], rates: bool 
     rows = [f"{'dimension':<{width}}  " + "  ".join(STATUSES) + ("  pass rate" if rates else "")]
     for dimension in dimensions:
         cells = "  ".join(f"{counts[dimension][status]:>{len(status)}}" for status in STATUSES)
-        rate = f"  {format_rate(counts[dimension][PASS], counts[dimension][FAIL]).removeprefix('pass rate ')}" if rates else ""
+        rate = (
+            f"  {format_rate(counts[dimension][PASS], counts[dimension][FAIL]).removeprefix('pass rate ')}"
+            if rates
+            else ""
+        )
         rows.append(f"{labels[dimension]:<{width}}  {cells}{rate}")
     return rows
 

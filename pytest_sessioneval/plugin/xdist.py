@@ -100,7 +100,7 @@ class XdistBridge:
         tag_groups(session.items)
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_report_from_serializable(self, config: pytest.Config, data: Any) -> Any:  # noqa: ARG002
+    def pytest_report_from_serializable(self, config: pytest.Config, data: Any) -> Any:
         report = yield
         if report is not None:
             plain_node_id(report)  # --dist loadgroup tags node ids on the workers
@@ -111,7 +111,7 @@ class WireSafeReports:
     """Makes every test report fit to travel from an xdist worker (see ``wire_safe``)."""
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_report_to_serializable(self, config: pytest.Config, report: Any) -> Any:  # noqa: ARG002
+    def pytest_report_to_serializable(self, config: pytest.Config, report: Any) -> Any:
         data = yield
         if data is not None:
             try:
@@ -128,7 +128,7 @@ class WireSafeTexts:
     (Outcome markers carry ``wire_safe`` reasons already, so xfail reasons need nothing.)"""
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(self, item: pytest.Item, call: Any) -> Any:  # noqa: ARG002
+    def pytest_runtest_makereport(self, item: pytest.Item, call: Any) -> Any:
         report = yield
         if getattr(item, "wire_safe_texts", False) and isinstance(report.longrepr, (str, tuple)):
             report.longrepr = wire_safe(report.longrepr)

@@ -6,6 +6,7 @@ pytest layer is the :mod:`.plugin` package.
 
 from __future__ import annotations
 
+from .datasets import DataFile, DecisionLog, EnvelopeSet, GoldenSet, ManifestLoad
 from .envelope import (
     DECISIONS,
     INVARIANTS,
@@ -17,7 +18,6 @@ from .envelope import (
 from .golden import GoldenCase
 from .manifest import DatasetManifest, EnvelopeManifest, GoldenManifest, Quotas
 from .observation import WORKER_RESULT_FIELDS, Observation, compare, contract_breaches
-from .datasets import DataFile, DecisionLog, EnvelopeSet, GoldenSet, ManifestLoad
 from .review import (
     CHECKS,
     Verdict,

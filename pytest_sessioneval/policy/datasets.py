@@ -45,7 +45,17 @@ from .source import (
     read_jsonl,
 )
 
-__all__ = ["DataFile", "Dataset", "DecisionLog", "EnvelopeSet", "GoldenSet", "ManifestLoad", "Record", "line_of", "record_key"]
+__all__ = [
+    "DataFile",
+    "Dataset",
+    "DecisionLog",
+    "EnvelopeSet",
+    "GoldenSet",
+    "ManifestLoad",
+    "Record",
+    "line_of",
+    "record_key",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +98,7 @@ def _entries(
     model: type[BaseModel], lines: Iterable[SourceLine | LineFault], id_field: str
 ) -> tuple[Record | LineFault, ...]:
     return tuple(
-        entry if isinstance(entry, LineFault) else _record(model, entry.line, entry.value, id_field)
-        for entry in lines
+        entry if isinstance(entry, LineFault) else _record(model, entry.line, entry.value, id_field) for entry in lines
     )
 
 
@@ -132,7 +141,8 @@ class Dataset:
         have been meant, so a check that asks whether an id is defined cannot tell."""
         lines = [record.line for record in self.records if record.fields.invalid(self.id_field)]
         lines += [
-            entry.line for entry, fields in zip(self.repeated_key_lines, self.repeated_key_fields)
+            entry.line
+            for entry, fields in zip(self.repeated_key_lines, self.repeated_key_fields)
             if fields.invalid(self.id_field)
         ]
         return sorted(lines)
@@ -209,7 +219,11 @@ class GoldenSet(Dataset):
         if type(document.value) is not list:
             return cls(
                 file,
-                (LineFault(1, "json", f"holds {describe_json(document.value)}, but a golden set is a JSON array of cases"),),
+                (
+                    LineFault(
+                        1, "json", f"holds {describe_json(document.value)}, but a golden set is a JSON array of cases"
+                    ),
+                ),
                 readable=False,
             )
         repeated: dict[int, list[str]] = defaultdict(list)
@@ -223,7 +237,9 @@ class GoldenSet(Dataset):
             elif position in repeated:
                 keys = ", ".join(map(repr, sorted(set(repeated[position]))))
                 entries.append(
-                    LineFault(line, "duplicate-key", f"starts a case that repeats the key(s) {keys}; keep exactly one", case)
+                    LineFault(
+                        line, "duplicate-key", f"starts a case that repeats the key(s) {keys}; keep exactly one", case
+                    )
                 )
             else:
                 entries.append(_record(cls.model, line, case, cls.id_field))
@@ -276,7 +292,9 @@ class ManifestLoad(Generic[_Model]):
         ]
         if type(document.value) is not dict:
             start = document.line_of() or 1
-            problems.append((start, f"{file.at(start)}: holds {describe_json(document.value)}, but a manifest is a JSON object"))
+            problems.append(
+                (start, f"{file.at(start)}: holds {describe_json(document.value)}, but a manifest is a JSON object")
+            )
             return cls(file, True, document=document, problems=tuple(problems))
         golden_set = document.value.get("golden_set") if issubclass(model, EnvelopeManifest) else None
         golden_problems = []
@@ -288,7 +306,9 @@ class ManifestLoad(Generic[_Model]):
             if unusable:
                 line = document.line_of("golden_set")
                 why = "names no file" if unusable == "missing" else f"names a path that {unusable}"
-                golden_problems.append((line, f"{file.at(line)}: golden_set {golden_set!r} {why} ({show_text(str(golden))})"))
+                golden_problems.append(
+                    (line, f"{file.at(line)}: golden_set {golden_set!r} {why} ({show_text(str(golden))})")
+                )
                 golden_set = None
         # pydantic stops at a key that is no text (a lone surrogate escape), or takes it for a
         # value, and names no place: each such key is named here, at any depth, and the
@@ -296,7 +316,12 @@ class ManifestLoad(Generic[_Model]):
         bad_keys = _keys_that_are_no_text(document.value)
         for path in bad_keys:
             line = line_of(document, path)
-            problems.append((line, f"{file.at(line)}: the key {show_path(str(path[0]), path[1:])} holds a lone surrogate escape, which is no text; correct it"))
+            problems.append(
+                (
+                    line,
+                    f"{file.at(line)}: the key {show_path(str(path[0]), path[1:])} holds a lone surrogate escape, which is no text; correct it",
+                )
+            )
         members = {name: value for name, value in document.value.items() if is_utf8(name)}
         try:
             manifest = model.model_validate(members)
@@ -355,7 +380,7 @@ def _keys_that_are_no_text(value: Any) -> list[tuple[str | int, ...]]:
         node, path = stack.pop()
         if type(node) is dict:
             children = [(child, (*path, name)) for name, child in node.items()]
-            found += [child_path for _, child_path in children if not is_utf8(child_path[-1])]  # type: ignore[arg-type]
+            found += [child_path for _, child_path in children if not is_utf8(child_path[-1])]
         elif type(node) is list:
             children = [(child, (*path, index)) for index, child in enumerate(node)]
         else:

@@ -106,9 +106,7 @@ class ScenarioRecord(BaseModel):
         description="a stable, lower-case, hyphen-separated id such as 'review-small-diff', unique in the file"
     )
     prompt_or_scenario: Text = Field(description="non-empty text: a prompt or a concrete host/worker situation")
-    expected_delegation_decision: Decision = Field(
-        description="one of " + ", ".join(DECISIONS)
-    )
+    expected_delegation_decision: Decision = Field(description="one of " + ", ".join(DECISIONS))
     expected_worker_count_range: WorkerCountRange = Field(
         description=f'{{"min": int, "max": int}} and nothing else, with 0 <= min <= max <= {MAX_WORKERS}'
     )

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from ..core.text import wire_safe
 
-__all__ = ["FieldCheck", "FieldProblem", "check_fields", "field_rules", "reason_of", "show_value", "show_path"]
+__all__ = ["FieldCheck", "FieldProblem", "check_fields", "field_rules", "reason_of", "show_path", "show_value"]
 
 _FOUND_WIDTH = 60
 
@@ -71,7 +71,11 @@ def show_value(value: Any) -> str:
     """A value as JSON, shortened for a one-line message."""
     if type(value) is float and value in (math.inf, -math.inf):
         # Only a number beyond the double range reads as infinity (JSON cannot spell one).
-        return "a number beyond the double range (such as 1e400)" if value > 0 else "a negative number beyond the double range (such as -1e400)"
+        return (
+            "a number beyond the double range (such as 1e400)"
+            if value > 0
+            else "a negative number beyond the double range (such as -1e400)"
+        )
     try:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
@@ -81,7 +85,7 @@ def show_value(value: Any) -> str:
     else:
         if "Infinity" in text:  # nested, as JSON that reads back as the same value
             text = _INFINITY_OUTSIDE_STRINGS.sub(lambda m: m[0] if m[1] else m[0].replace("Infinity", "1e400"), text)
-    text = wire_safe(text)  # a lone surrogate escape shows as its escape text
+    text = str(wire_safe(text))  # a lone surrogate escape shows as its escape text
     return text if len(text) <= _FOUND_WIDTH else text[: _FOUND_WIDTH - 3] + "..."
 
 
@@ -91,10 +95,15 @@ def _adapters(model: type[BaseModel]) -> dict[str, TypeAdapter[Any]]:
     for name, info in model.model_fields.items():
         annotation: Any = info.annotation
         if info.metadata:
-            annotation = Annotated[(annotation, *info.metadata)]
+            arguments = (annotation, *info.metadata)
+            annotation = Annotated[arguments]
         # get_origin: on Python 3.10 a generic alias such as list[str] passes isinstance(..., type)
         # but not issubclass().
-        if get_origin(info.annotation) is None and isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel):
+        if (
+            get_origin(info.annotation) is None
+            and isinstance(info.annotation, type)
+            and issubclass(info.annotation, BaseModel)
+        ):
             adapters[name] = TypeAdapter(annotation)  # a model carries its own config
         else:
             strict = bool(model.model_config.get("strict"))
@@ -141,7 +150,7 @@ def show_text(text: str) -> str:
 def reason_of(message: str) -> str:
     """pydantic's message as the end of a sentence about a field."""
     if message.startswith("Value error, "):
-        return message[len("Value error, "):]
+        return message[len("Value error, ") :]
     if message.startswith("Input should be a valid dictionary or instance of "):
         return "it should be an object"  # not the name of a class of this package
     first, _, rest = message.partition(" ")
@@ -173,7 +182,9 @@ def check_fields(model: type[BaseModel], raw: Mapping[str, Any]) -> FieldCheck:
                 if error["type"] == "missing":  # a key inside the field's object: its input is the object
                     said = f"field {show_path(name, loc)} is missing"
                 else:
-                    said = f"field {show_path(name, loc)} is {show_value(error['input'])}, but {reason_of(error['msg'])}"
+                    said = (
+                        f"field {show_path(name, loc)} is {show_value(error['input'])}, but {reason_of(error['msg'])}"
+                    )
                 problems.append(FieldProblem(name, "invalid", f"{said} (rule: {rules[name]})"))
             if len(errors) > _SHOWN_PER_FIELD:
                 more = len(errors) - _SHOWN_PER_FIELD

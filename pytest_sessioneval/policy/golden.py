@@ -26,9 +26,7 @@ class GoldenCase(BaseModel):
     id: Text = Field(description="a non-empty string, unique in the golden set")
     group: Text = Field(description="a non-empty string: the case's label, e.g. 'negative'")
     locale: Text = Field(description="a non-empty string: the case's locale, e.g. 'en'")
-    rationale: Text | None = Field(
-        default=None, description="a non-empty string saying why the case is labelled so"
-    )
+    rationale: Text | None = Field(default=None, description="a non-empty string saying why the case is labelled so")
 
 
 def rationale_breach(values: Mapping[str, Any], required_for: Collection[str]) -> str | None:

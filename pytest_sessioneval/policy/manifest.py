@@ -14,7 +14,7 @@ import json
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Final, Union
+from typing import Annotated, Any, Final
 
 from pydantic import (
     AfterValidator,
@@ -99,7 +99,7 @@ def _quota(value: Any) -> int | CountRange:
 
 
 #: A quota: an exact count, or a :class:`CountRange`.
-Quota = Annotated[Union[Count, CountRange], PlainValidator(_quota)]
+Quota = Annotated[Count | CountRange, PlainValidator(_quota)]
 
 
 def quota_admits(quota: Quota, count: int) -> bool:
@@ -129,9 +129,7 @@ class Quotas(BaseModel):
     locale_field: Text | None = Field(default=None, description="the record field that holds the locale")
     per_label: dict[str, Quota] = Field(default_factory=dict, description="label -> quota")
     per_locale: dict[str, Quota] = Field(default_factory=dict, description="locale -> quota")
-    per_label_locale: dict[str, dict[str, Quota]] = Field(
-        default_factory=dict, description="label -> locale -> quota"
-    )
+    per_label_locale: dict[str, dict[str, Quota]] = Field(default_factory=dict, description="label -> locale -> quota")
     allow_undeclared: bool = Field(
         default=False,
         description="let records carry labels, locales and pairs no quota names (else each such record fails the quotas)",
@@ -299,7 +297,8 @@ def _grouped(
 def _lacking(records: Sequence[Mapping[str, Any]], invalid: Sequence[Collection[str]], fields: Sequence[str]) -> int:
     """How many records lack one of ``fields`` (and hold none of them invalid): in no group."""
     return sum(
-        1 for record, bad in zip(records, invalid)
+        1
+        for record, bad in zip(records, invalid)
         if not any(name in bad for name in fields) and any(name not in record for name in fields)
     )
 
@@ -332,29 +331,41 @@ def check_dataset(
     if manifest.min_records is not None:
         count, least = len(records), manifest.min_records
         if count >= least:
-            findings.append(DatasetFinding(
-                "min-records", True, f"{data} holds {counted(count)}, at least min_records {least}", ("min_records",)
-            ))
+            findings.append(
+                DatasetFinding(
+                    "min-records",
+                    True,
+                    f"{data} holds {counted(count)}, at least min_records {least}",
+                    ("min_records",),
+                )
+            )
         elif count + unreadable >= least:
-            findings.append(DatasetFinding(
-                "min-records", None,
-                f"cannot tell: {data} holds {counted(count)} and {unreadable} line(s) that could not be read "
-                f"(see their checks); min_records in {manifest_name} is {least}",
-                ("min_records",),
-            ))
+            findings.append(
+                DatasetFinding(
+                    "min-records",
+                    None,
+                    f"cannot tell: {data} holds {counted(count)} and {unreadable} line(s) that could not be read "
+                    f"(see their checks); min_records in {manifest_name} is {least}",
+                    ("min_records",),
+                )
+            )
         else:
-            findings.append(DatasetFinding(
-                "min-records", False,
-                f"{data} holds {counted(count)}, fewer than the {least} that min_records in {manifest_name} "
-                f"requires; add {noun} or lower min_records",
-                ("min_records",),
-            ))
+            findings.append(
+                DatasetFinding(
+                    "min-records",
+                    False,
+                    f"{data} holds {counted(count)}, fewer than the {least} that min_records in {manifest_name} "
+                    f"requires; add {noun} or lower min_records",
+                    ("min_records",),
+                )
+            )
     if manifest.required_ids:
         present = {record["id"] for record in records if isinstance(record.get("id"), str)}
         missing = [wanted for wanted in manifest.required_ids if wanted not in present]
         # A record whose id is missing or invalid (a typo) may be one of them, as may each unreadable line.
         no_id = sum(
-            1 for record, bad in zip(records, invalid)
+            1
+            for record, bad in zip(records, invalid)
             if "id" in bad or not isinstance(record.get("id"), str) or not record["id"].strip()
         )
         if not missing:
@@ -385,21 +396,29 @@ def check_dataset(
         least = quota if isinstance(quota, int) else quota.min
         if least is not None and count < least <= count + unsure:
             return DatasetFinding(
-                check, None,
+                check,
+                None,
                 f"cannot tell: {data} has {counted(count)} with {what} and {unsure} that could not be placed "
                 f"(faulty lines, invalid, undeclared or missing values: see their checks); {manifest_name} requires {wanted}",
                 key,
             )
         return DatasetFinding(
-            check, False,
+            check,
+            False,
             f"{data} has {counted(count)} with {what}, but {manifest_name} requires {wanted} "
             f"({show_path('quotas', key[1:])}); add or relabel {noun}, or change the quota",
             key,
         )
 
     def closed(
-        check: str, key: tuple[str, ...], others: list[tuple[tuple[Group, ...], int]], what: str, lacking: int,
-        fields: str, unplaced: int, invalid: str,
+        check: str,
+        key: tuple[str, ...],
+        others: list[tuple[tuple[Group, ...], int]],
+        what: str,
+        lacking: int,
+        fields: str,
+        unplaced: int,
+        invalid: str,
     ) -> DatasetFinding:
         """Whether every record falls in a group that has a quota (unless the manifest allows
         others): a record without the field is in none (a mistyped field name leaves every
@@ -409,13 +428,17 @@ def check_dataset(
         place = f"quotas.{key[1]}"
         if not others and not lacking:
             unseen = [
-                *([f"{unplaced} of the {noun} {'holds' if unplaced == 1 else 'hold'} an invalid or missing {invalid}"]
-                  if unplaced else []),
+                *(
+                    [f"{unplaced} of the {noun} {'holds' if unplaced == 1 else 'hold'} an invalid or missing {invalid}"]
+                    if unplaced
+                    else []
+                ),
                 *([f"{unreadable} line(s) could not be read"] if unreadable else []),
             ]
             if unseen:
                 return DatasetFinding(
-                    check, True,
+                    check,
+                    True,
                     f"every {what} that could be read has a quota in {place}; {' and '.join(unseen)} "
                     "(see their checks)",
                     key,
@@ -423,14 +446,18 @@ def check_dataset(
             return DatasetFinding(check, True, f"every {what} of the {noun} has a quota in {place}", key)
         problems = []
         if others:
-            shown = first_few([f"{' and '.join(repr(text) for _, text in groups)} ({count})" for groups, count in others], limit=5)
+            shown = first_few(
+                [f"{' and '.join(repr(text) for _, text in groups)} ({count})" for groups, count in others], limit=5
+            )
             problems.append(
                 f"{counted(sum(count for _, count in others))} whose {what} has no quota in {place} of {manifest_name}: {shown}"
             )
         if lacking:
             problems.append(f"{counted(lacking)} without {fields}, which {place} of {manifest_name} groups by")
-        advice = [*(["relabel them, declare a quota for it"] if others else []),
-                  *([f"give each record {fields} (or correct the field's name)"] if lacking else [])]
+        advice = [
+            *(["relabel them, declare a quota for it"] if others else []),
+            *([f"give each record {fields} (or correct the field's name)"] if lacking else []),
+        ]
         return DatasetFinding(
             check,
             False,
@@ -464,24 +491,42 @@ def check_dataset(
         unsure = unreadable + unplaced + (sum(count for _, count in others) + lacking if closed_groups else 0)
         for value, quota in quota_of.items():
             findings.append(
-                finding(f"quota:{group}={value}", ("quotas", f"per_{group}", value), quota,
-                        per_name[value], unsure, f"{field_name} {value!r}")
+                finding(
+                    f"quota:{group}={value}",
+                    ("quotas", f"per_{group}", value),
+                    quota,
+                    per_name[value],
+                    unsure,
+                    f"{field_name} {value!r}",
+                )
             )
         if closed_groups:
             findings.append(
-                closed(f"quota:{group}s-declared", ("quotas", f"per_{group}"), others, field_name, lacking, field_name,
-                       unplaced, field_name)
+                closed(
+                    f"quota:{group}s-declared",
+                    ("quotas", f"per_{group}"),
+                    others,
+                    field_name,
+                    lacking,
+                    field_name,
+                    unplaced,
+                    field_name,
+                )
             )
     if quotas.per_label_locale:
         label_field, locale_field = quotas.label_field, quotas.locale_field
         assert label_field is not None and locale_field is not None
         label_names = _names_of([*quotas.per_label, *quotas.per_label_locale])
-        locale_names = _names_of([*quotas.per_locale, *(locale for locales in quotas.per_label_locale.values() for locale in locales)])
+        locale_names = _names_of(
+            [*quotas.per_locale, *(locale for locales in quotas.per_label_locale.values() for locale in locales)]
+        )
         by_groups, unplaced = _grouped(records, invalid, [label_field, locale_field])
         lacking = _lacking(records, invalid, [label_field, locale_field])
         pairs = {(label, locale) for label, locales in quotas.per_label_locale.items() for locale in locales}
         per_pair: Counter[tuple[str, str]] = Counter()
-        pair_others: list[tuple[tuple[Group, ...], int]] = []  # (record groups, count) of the records in no declared pair
+        pair_others: list[
+            tuple[tuple[Group, ...], int]
+        ] = []  # (record groups, count) of the records in no declared pair
         for (label_group, locale_group), count in by_groups.items():
             declared = [
                 (label, locale)
@@ -497,11 +542,17 @@ def check_dataset(
             for locale, quota in locales.items():
                 # A record of an undeclared pair could count here if fixing a value no quota
                 # knows (a typo) would make it this pair.
-                could = sum(
-                    count for (label_group, locale_group), count in pair_others
-                    if (label in label_names.get(label_group, ()) or label_group not in label_names)
-                    and (locale in locale_names.get(locale_group, ()) or locale_group not in locale_names)
-                ) + lacking if closed_groups else 0
+                could = (
+                    sum(
+                        count
+                        for (label_group, locale_group), count in pair_others
+                        if (label in label_names.get(label_group, ()) or label_group not in label_names)
+                        and (locale in locale_names.get(locale_group, ()) or locale_group not in locale_names)
+                    )
+                    + lacking
+                    if closed_groups
+                    else 0
+                )
                 findings.append(
                     finding(
                         f"quota:label={label},locale={locale}",
@@ -515,15 +566,24 @@ def check_dataset(
         if closed_groups:
             # A pair whose label or locale is already reported as undeclared is not reported again.
             fresh = [
-                (pair, count) for pair, count in pair_others
+                (pair, count)
+                for pair, count in pair_others
                 if pair[0] not in undeclared.get(label_field, ()) and pair[1] not in undeclared.get(locale_field, ())
             ]
             # Nor is a record without a field whose own kind's check reports it already.
             unreported = [name for name in (label_field, locale_field) if name not in undeclared]
-            findings.append(closed("quota:label-locales-declared", ("quotas", "per_label_locale"), fresh,
-                                   f"pair of {label_field} and {locale_field}",
-                                   _lacking(records, invalid, unreported), " or ".join(unreported),
-                                   unplaced, f"{label_field} or {locale_field}"))
+            findings.append(
+                closed(
+                    "quota:label-locales-declared",
+                    ("quotas", "per_label_locale"),
+                    fresh,
+                    f"pair of {label_field} and {locale_field}",
+                    _lacking(records, invalid, unreported),
+                    " or ".join(unreported),
+                    unplaced,
+                    f"{label_field} or {locale_field}",
+                )
+            )
     return _named_once(findings)
 
 

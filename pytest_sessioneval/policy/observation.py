@@ -99,15 +99,30 @@ def compare(envelope: ScenarioRecord, observation: Observation) -> tuple[Aspect,
     any_fallback = fallback == NO_FALLBACK
     return (
         Aspect("decision", decision_text, observation.decision, decision_ok),
-        Aspect("worker_count", f"{span.min}..{span.max}", str(observation.worker_count),
-               span.min <= observation.worker_count <= span.max),
-        Aspect("worker_roles", f"any of: {_listing(roles)}",
-               _listing(observation.worker_roles) + (f"  (not expected: {', '.join(strangers)})" if strangers else ""),
-               not strangers),
-        Aspect("writer_count", f"<= {envelope.expected_writer_count}", str(observation.writer_count),
-               observation.writer_count <= envelope.expected_writer_count),
-        Aspect("fallback", f"any ({NO_FALLBACK!r} in the envelope)" if any_fallback else fallback,
-               observation.fallback, any_fallback or observation.fallback == fallback),
+        Aspect(
+            "worker_count",
+            f"{span.min}..{span.max}",
+            str(observation.worker_count),
+            span.min <= observation.worker_count <= span.max,
+        ),
+        Aspect(
+            "worker_roles",
+            f"any of: {_listing(roles)}",
+            _listing(observation.worker_roles) + (f"  (not expected: {', '.join(strangers)})" if strangers else ""),
+            not strangers,
+        ),
+        Aspect(
+            "writer_count",
+            f"<= {envelope.expected_writer_count}",
+            str(observation.writer_count),
+            observation.writer_count <= envelope.expected_writer_count,
+        ),
+        Aspect(
+            "fallback",
+            f"any ({NO_FALLBACK!r} in the envelope)" if any_fallback else fallback,
+            observation.fallback,
+            any_fallback or observation.fallback == fallback,
+        ),
     )
 
 

@@ -145,7 +145,9 @@ def _each_record(
 
 
 def _fault_verdict(file: DataFile, subject: str, fault: LineFault) -> Verdict:
-    return Verdict(subject, fault.check, "failed", f"{file.label}: line {fault.line} {fault.message}.", file, fault.line)
+    return Verdict(
+        subject, fault.check, "failed", f"{file.label}: line {fault.line} {fault.message}.", file, fault.line
+    )
 
 
 def _fields_verdict(file: DataFile, subject: str, record: Record, who: str) -> Verdict:
@@ -162,7 +164,9 @@ def _unique_verdict(file: DataFile, subject: str, record: Record, who: str, firs
     where = file.at(record.line)
     earlier = first.setdefault(record.key, record.line)
     if earlier == record.line:
-        return Verdict(subject, "unique-id", "passed", f"{where}: {who}: the first with this id", file, record.line, record.key)
+        return Verdict(
+            subject, "unique-id", "passed", f"{where}: {who}: the first with this id", file, record.line, record.key
+        )
     detail = f"{where}: {who} repeats the id of line {earlier}; {fix}."
     return Verdict(subject, "unique-id", "failed", detail, file, record.line, record.key)
 
@@ -198,9 +202,14 @@ def _dataset_verdicts(dataset: Dataset, manifest: ManifestLoad[Any], noun: str) 
         unreadable=len(dataset.unreadable_lines),
     )
     verdicts = [
-        Verdict("dataset", "manifest", "passed",
-                f"{manifest.file.label} is valid and declares {len(findings)} dataset-level rule(s)",
-                manifest.file, 1)
+        Verdict(
+            "dataset",
+            "manifest",
+            "passed",
+            f"{manifest.file.label} is valid and declares {len(findings)} dataset-level rule(s)",
+            manifest.file,
+            1,
+        )
     ]
     for finding in findings:
         line = line_of(document, finding.key)
@@ -222,12 +231,14 @@ def _dataset_verdicts(dataset: Dataset, manifest: ManifestLoad[Any], noun: str) 
 def _forward_verdict(file: DataFile, subject: str, record: Record, decisions: DecisionLog) -> Verdict:
     assert record.key is not None
     log = decisions.file
+
     def verdict(outcome: Outcome, detail: str) -> Verdict:
         return Verdict(subject, "forward", outcome, detail, file, record.line, record.key)
 
     if record.fields.invalid(*FORWARD_FIELDS):
         return verdict(
-            "skipped", f"cannot compare: the envelope's {record.fields.explain_invalid(*FORWARD_FIELDS)} (see the fields check)"
+            "skipped",
+            f"cannot compare: the envelope's {record.fields.explain_invalid(*FORWARD_FIELDS)} (see the fields check)",
         )
     seen = decisions.for_scenario(record.key)
     if not seen and record.key in decisions.faulty_ids:
@@ -289,9 +300,11 @@ def review_envelope_set(
                 outcome, detail = "passed", f"{file.at(entry.line)}: {who}: {invariant.rule}"
             verdicts.append(Verdict(subject, invariant.check, outcome, detail, file, entry.line, entry.key))
         if entry.key is not None:
-            verdicts.append(_unique_verdict(
-                file, subject, entry, who, first, "ids are unique in the file, so rename one or remove the repeat"
-            ))
+            verdicts.append(
+                _unique_verdict(
+                    file, subject, entry, who, first, "ids are unique in the file, so rename one or remove the repeat"
+                )
+            )
             if decisions is not None:
                 verdicts.append(_forward_verdict(file, subject, entry, decisions))
     verdicts.extend(_dataset_verdicts(envelopes, manifest, "records"))
@@ -324,9 +337,16 @@ def review_decision_log(
     for entry, subject, who in _each_record(decisions, "observation for scenario", "the observation", verdicts, first):
         where = file.at(entry.line)
         if entry.key is not None:
-            verdicts.append(_unique_verdict(
-                file, subject, entry, who, first, "a decisions file holds one observation per scenario, so remove one"
-            ))
+            verdicts.append(
+                _unique_verdict(
+                    file,
+                    subject,
+                    entry,
+                    who,
+                    first,
+                    "a decisions file holds one observation per scenario, so remove one",
+                )
+            )
             if entry.key in known:
                 detail = f"{where}: scenario {entry.key!r} is defined in {', '.join(known[entry.key])}"
                 verdicts.append(Verdict(subject, "known-scenario", "passed", detail, file, entry.line, entry.key))
@@ -370,9 +390,16 @@ def review_golden_set(golden: GoldenSet, manifest: ManifestLoad[GoldenManifest])
     verdicts: list[Verdict] = []
     for entry, subject, who in _each_record(golden, "case", "the case", verdicts, first):
         if entry.key is not None:
-            verdicts.append(_unique_verdict(
-                file, subject, entry, who, first, "ids are unique in the golden set, so rename one or remove the repeat"
-            ))
+            verdicts.append(
+                _unique_verdict(
+                    file,
+                    subject,
+                    entry,
+                    who,
+                    first,
+                    "ids are unique in the golden set, so rename one or remove the repeat",
+                )
+            )
         group = entry.fields.values.get("group")
         if manifest.found and manifest.manifest is None and group is not None:
             # Which groups need a rationale is the manifest's to say: not guessed from the default.

@@ -45,7 +45,14 @@ FaultCheck = Literal["blank-line", "utf-8", "line-length", "json", "duplicate-ke
 _BOM: Final = b"\xef\xbb\xbf"
 _WHITESPACE: Final = re.compile(r"[ \t\n\r]*")
 _SCALARS: Final = json.JSONDecoder()
-_KIND: Final = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean", dict: "an object"}
+_KIND: Final = {
+    list: "an array",
+    str: "a string",
+    int: "a number",
+    float: "a number",
+    bool: "a boolean",
+    dict: "an object",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,8 +149,9 @@ def _walk(text: str, index: int, path: tuple[str | int, ...], line_at: _LineInde
         index = _skip(text, index + 1)
         position = 0
         while text[index] != "]":
-            found.lines[(*path, position)] = line_at(index)
-            index = _skip(text, _walk(text, index, (*path, position), line_at, found))
+            element = (*path, position)
+            found.lines[element] = line_at(index)
+            index = _skip(text, _walk(text, index, element, line_at, found))
             position += 1
             if text[index] == ",":
                 index = _skip(text, index + 1)
@@ -183,8 +191,9 @@ def parse_document(text: str, first_line: int = 1) -> Document:
         raise DocumentFault(first_line, "json", "nests JSON too deeply to be read") from None
     except _LongInteger as exc:
         raise DocumentFault(
-            first_line, "json", f"holds an integer of {exc.digits:,} digits; integers of more than "
-            f"{_INTEGER_DIGITS:,} digits are not read"
+            first_line,
+            "json",
+            f"holds an integer of {exc.digits:,} digits; integers of more than {_INTEGER_DIGITS:,} digits are not read",
         ) from None
     except ValueError as exc:  # NaN/Infinity
         raise DocumentFault(first_line, "json", f"is not plain JSON: {exc}") from None
@@ -212,8 +221,7 @@ def _decode(raw: bytes, line: int) -> str:
         raise DocumentFault(
             line + newlines,
             "utf-8",
-            f"is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {column}); "
-            "save the file as UTF-8",
+            f"is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {column}); save the file as UTF-8",
         ) from None
 
 
@@ -254,8 +262,7 @@ def read_jsonl(path: Path) -> list[SourceLine | LineFault]:
                 LineFault(
                     number,
                     "line-length",
-                    f"is {raw} bytes long, over the {MAX_LINE_BYTES}-byte limit of one record; "
-                    "split or shorten it",
+                    f"is {raw} bytes long, over the {MAX_LINE_BYTES}-byte limit of one record; split or shorten it",
                     unread=True,
                 )
             )
@@ -276,7 +283,7 @@ def read_json_document(path: Path) -> Document:
             1, "line-length", f"starts a file over the {MAX_DOCUMENT_BYTES}-byte limit of one JSON document"
         )
     if raw.startswith(_BOM):
-        raw = raw[len(_BOM):]
+        raw = raw[len(_BOM) :]
     text = _decode(raw, 1)
     if not text.strip():
         raise DocumentFault(1, "json", "starts an empty file; it must hold one JSON document")

@@ -34,8 +34,8 @@ __all__ = [
     "hostname_hash",
     "project_submission",
     "read_journal",
-    "recorded_platform",
     "record_json_schema",
+    "recorded_platform",
     "run_id",
     "validate_record",
 ]

@@ -25,7 +25,15 @@ from ..core.jsonl import InputProblem, first_named, iter_objects, opens_json_doc
 from ..core.values import is_blank
 from .schema import RECORD_KIND, InvalidRecord, validate_record
 
-__all__ = ["AppendOutcome", "JournalError", "append_records", "foreign_to_journal", "is_journal", "is_other_object", "read_journal"]
+__all__ = [
+    "AppendOutcome",
+    "JournalError",
+    "append_records",
+    "foreign_to_journal",
+    "is_journal",
+    "is_other_object",
+    "read_journal",
+]
 
 
 class JournalError(Exception):
@@ -166,8 +174,7 @@ def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutco
         import fcntl  # POSIX; imported here so that the plugin loads where it is missing
     except ImportError:
         raise JournalError(
-            f"cannot append to the journal {path}: appends need POSIX file locking (fcntl), "
-            "which this platform lacks"
+            f"cannot append to the journal {path}: appends need POSIX file locking (fcntl), which this platform lacks"
         ) from None
     try:
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)

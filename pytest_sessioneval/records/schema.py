@@ -10,7 +10,7 @@ a guessed 0, and no global score. ``validate_record`` checks a record,
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Final, Literal, Union
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import (
     AfterValidator,
@@ -116,15 +116,17 @@ SchemaVersion = Annotated[Literal[1], BeforeValidator(_schema_version)]
 # Each type carries the JSON Schema that says as much of its rule as JSON Schema can (a
 # pattern is ECMA-262's: \S is a character String.prototype.trim keeps).
 Text = Annotated[StrictStr, AfterValidator(_non_blank), WithJsonSchema({"type": "string", "pattern": "\\S"})]
-Number = Annotated[Union[StrictInt, StrictFloat], AfterValidator(_finite)]
+Number = Annotated[StrictInt | StrictFloat, AfterValidator(_finite)]
 Kpi = Annotated[
-    Union[StrictInt, StrictFloat],
+    StrictInt | StrictFloat,
     AfterValidator(_finite),
     AfterValidator(_non_negative),
     WithJsonSchema({"type": "number", "minimum": 0}),
 ]
 HexHash = Annotated[StrictStr, AfterValidator(_hex), WithJsonSchema({"type": "string", "pattern": "^[0-9a-f]{8,}$"})]
-Timestamp = Annotated[StrictStr, AfterValidator(_iso_timestamp)]  # (no "format": date-time is stricter than ISO 8601 here)
+Timestamp = Annotated[
+    StrictStr, AfterValidator(_iso_timestamp)
+]  # (no "format": date-time is stricter than ISO 8601 here)
 Status = Literal["pass", "fail", "not-applicable", "cannot-determine"]
 
 
@@ -330,4 +332,3 @@ def _type_every_const(schema: Any) -> None:
             stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)
-

@@ -19,6 +19,7 @@ from .schema import KPI_FIELDS
 
 __all__ = ["Drift", "diff_dimension", "diff_record", "written_here"]
 
+
 @dataclass(frozen=True, slots=True)
 class Drift:
     """One field whose stored value differs from the fresh one."""

@@ -4,4 +4,13 @@
 from .html import ReportData, SessionRow, VerdictCell, render_report, write_report
 from .intervals import DimensionRate, format_rate, wilson_interval
 
-__all__ = ["DimensionRate", "ReportData", "SessionRow", "VerdictCell", "format_rate", "render_report", "wilson_interval", "write_report"]
+__all__ = [
+    "DimensionRate",
+    "ReportData",
+    "SessionRow",
+    "VerdictCell",
+    "format_rate",
+    "render_report",
+    "wilson_interval",
+    "write_report",
+]

@@ -98,7 +98,9 @@ def interval_bar(rate: DimensionRate) -> str:
         *(f'<line class="tick" x1="{x(v)}" y1="5" x2="{x(v)}" y2="13"/>' for v in (0.0, 0.5, 1.0)),
     ]
     if rate.low is not None and rate.high is not None:
-        parts.append(f'<rect class="ci" x="{x(rate.low)}" y="5" width="{(rate.high - rate.low) * (right - left):.1f}" height="8" rx="2"/>')
+        parts.append(
+            f'<rect class="ci" x="{x(rate.low)}" y="5" width="{(rate.high - rate.low) * (right - left):.1f}" height="8" rx="2"/>'
+        )
     if rate.rate is not None:
         parts.append(f'<circle class="rate" cx="{x(rate.rate)}" cy="9" r="3.5"/>')
     parts.append("</svg>")
@@ -164,13 +166,13 @@ def chart(dimension: str, weeks: Sequence[Week], counts: dict[date, Counter[str]
     for index, week in enumerate(weeks):
         cx = x(index)
         if index % step == 0:
-            parts.append(f'<text class="axis" x="{cx:.1f}" y="{bottom + 14:.1f}" text-anchor="middle">{_e(week.label)}</text>')
+            parts.append(
+                f'<text class="axis" x="{cx:.1f}" y="{bottom + 14:.1f}" text-anchor="middle">{_e(week.label)}</text>'
+            )
         if show_n:
             bucket = counts.get(week.monday, Counter())
             n = bucket[PASS] + bucket[FAIL]
-            parts.append(
-                f'<text class="n" x="{cx:.1f}" y="{bottom + 28:.1f}" text-anchor="middle">n={n}</text>'
-            )
+            parts.append(f'<text class="n" x="{cx:.1f}" y="{bottom + 28:.1f}" text-anchor="middle">n={n}</text>')
 
     series = [f'<g class="series" data-dimension="{_e(dimension)}">']
     run: list[str] = []

@@ -58,10 +58,10 @@ __all__ = [
     "ADVISORY_HEADING",
     "DOES_NOT_SHOW",
     "ReportData",
-    "first_text",
-    "is_html_page",
     "SessionRow",
     "VerdictCell",
+    "first_text",
+    "is_html_page",
     "render_report",
     "write_report",
 ]
@@ -168,12 +168,6 @@ def write_report(report: ReportData, path: str | Path) -> None:
 # --------------------------------------------------------------------------- the data
 
 
-
-
-
-
-
-
 def _deterministic(cell: VerdictCell) -> bool:
     # The advisory firewall: only deterministic verdicts reach the tables and charts.
     return cell.method == DETERMINISTIC
@@ -203,14 +197,6 @@ def _rates(report: ReportData, dimensions: Sequence[str]) -> list[DimensionRate]
     return [DimensionRate.from_counts(dimension, counts[dimension]) for dimension in dimensions]
 
 
-
-
-
-
-
-
-
-
 # --------------------------------------------------------------------------- formatting
 
 
@@ -224,8 +210,6 @@ def _score(score: float | int | None) -> str:
     if isinstance(score, float) and not math.isfinite(score):
         return str(score)
     return show(score)  # as the evidence and the journal write it: 0.7999999 is no 0.8
-
-
 
 
 def _badge(status: str) -> str:
@@ -247,13 +231,9 @@ def _provenance(report: ReportData) -> str:
     return f'<section id="provenance" aria-label="Provenance"><dl class="provenance">{cells}</dl></section>'
 
 
-
-
-
-
 def _dimension_table(rates: Sequence[DimensionRate]) -> str:
     head = (
-        "<thead><tr><th scope=\"col\">Dimension</th>"
+        '<thead><tr><th scope="col">Dimension</th>'
         + "".join(f'<th scope="col" class="num">{_e(status)}</th>' for status in STATUSES)
         + '<th scope="col" class="num">n</th><th scope="col" class="num">pass rate</th>'
         '<th scope="col">95% interval</th><th scope="col" class="scale-head">'
@@ -277,20 +257,20 @@ def _dimension_table(rates: Sequence[DimensionRate]) -> str:
     )
 
 
-
-
-
-
 def _charts(report: ReportData, dimensions: Sequence[str]) -> str:
-    weeks, by_dimension, undated = weekly_counts((row.started_at, {d: c.status for d, c in _cells(row).items()}) for row in report.sessions)
+    weeks, by_dimension, undated = weekly_counts(
+        (row.started_at, {d: c.status for d, c in _cells(row).items()}) for row in report.sessions
+    )
     if not report.sessions:
         return '<p class="note">No session was scored, so there is no weekly chart.</p>'
     if not weeks:
         body = '<p class="note">No session has a parseable started_at, so there is no weekly chart.</p>'
     else:
-        body = '<div class="charts">' + "".join(
-            chart(dimension, weeks, by_dimension.get(dimension, {})) for dimension in dimensions
-        ) + "</div>"
+        body = (
+            '<div class="charts">'
+            + "".join(chart(dimension, weeks, by_dimension.get(dimension, {})) for dimension in dimensions)
+            + "</div>"
+        )
     sessions = "session" if undated == 1 else "sessions"
     undated_note = (
         f"{undated} {sessions} without a parseable started_at (or one outside the years 1 to 9999): "
@@ -392,7 +372,7 @@ def _advisory(report: ReportData) -> str:
             score = _score(cell.score)
             rows.append(
                 f'<tr><th scope="row" class="sid">{_e(row.session_id)}</th><td>{_e(cell.dimension)}</td>'
-                f"<td>{_e(cell.method)}</td><td>{_badge(cell.status)}</td><td class=\"num\">{_e(score)}</td>"
+                f'<td>{_e(cell.method)}</td><td>{_badge(cell.status)}</td><td class="num">{_e(score)}</td>'
                 f'<td class="evidence">{_e(cell.evidence)}</td></tr>'
             )
     if not rows:
@@ -405,7 +385,7 @@ def _advisory(report: ReportData) -> str:
         '<div class="scroll"><table id="advisory-table" class="grid"><thead><tr><th scope="col">Session</th>'
         '<th scope="col">Dimension</th><th scope="col">Method</th><th scope="col">Verdict</th>'
         '<th scope="col" class="num">Score</th><th scope="col">Evidence</th></tr></thead>'
-        f'<tbody>{"".join(rows)}</tbody></table></div></section>'
+        f"<tbody>{''.join(rows)}</tbody></table></div></section>"
     )
 
 
@@ -448,16 +428,14 @@ def render_report(report: ReportData) -> str:
     body = [
         f"<header><h1>{_e(report.title)}</h1><p>{_e(summary)}</p></header>",
         _provenance(report),
-        '<section id="per-dimension" aria-labelledby="per-dimension-h">'
-        '<h2 id="per-dimension-h">Per dimension</h2>',
+        '<section id="per-dimension" aria-labelledby="per-dimension-h"><h2 id="per-dimension-h">Per dimension</h2>',
         _dimension_table(rates) if dimensions else _NO_DIMENSION,
         "</section>",
         '<section id="weekly" aria-labelledby="weekly-h"><h2 id="weekly-h">Pass rate per week</h2>',
         _charts(report, dimensions) if dimensions else _NO_DIMENSION,
         "</section>",
         _does_not_show(),
-        '<section id="per-session" aria-labelledby="per-session-h">'
-        f'<h2 id="per-session-h">Sessions ({scored})</h2>',
+        f'<section id="per-session" aria-labelledby="per-session-h"><h2 id="per-session-h">Sessions ({scored})</h2>',
         _session_table(report, dimensions),
         "</section>",
         _not_scored(report),

@@ -178,9 +178,6 @@ def ranking_note(rates: Sequence[DimensionRate]) -> str:
     """One sentence saying which dimensions' pass rates can be told apart, if any."""
     pairs = ranked_pairs(rates)
     if not pairs:
-        return (
-            "No two dimensions are ranked: every pair of 95% intervals overlaps "
-            "(or a dimension has n < 2)."
-        )
+        return "No two dimensions are ranked: every pair of 95% intervals overlaps (or a dimension has n < 2)."
     listed = "; ".join(f"{higher} above {lower}" for higher, lower in pairs)
     return f"Ranked only where 95% intervals do not overlap: {listed}. No other pair is ranked."

@@ -31,13 +31,9 @@ __all__ = ["GUARD_EMISSION_DISCLOSURE", "PASS_THRESHOLD", "RUBRIC_V1"]
 
 PASS_THRESHOLD: Final = 0.8
 GUARD_EMISSION_DISCLOSURE: Final = (
-    "destructive-guard emission exists only from 2026-07-16 onward; earlier sessions: "
-    "guard signals unmeasurable."
+    "destructive-guard emission exists only from 2026-07-16 onward; earlier sessions: guard signals unmeasurable."
 )
-_NO_WINDOW: Final = (
-    "window unknown (started_at or completed_at missing or unparseable), so no event can be "
-    "attributed"
-)
+_NO_WINDOW: Final = "window unknown (started_at or completed_at missing or unparseable), so no event can be attributed"
 
 
 def _number_field(container: object, name: str, label: str, notes: list[str]) -> Any:
@@ -87,8 +83,7 @@ def verification_evidence(context: SessionContext) -> Verdict:
         return Verdict(
             CANNOT_DETERMINE,
             _with_notes(
-                f"0 quality_gate events {where} but total_files_changed={changed}: "
-                "verification evidence unavailable.",
+                f"0 quality_gate events {where} but total_files_changed={changed}: verification evidence unavailable.",
                 notes,
             ),
         )
@@ -121,8 +116,7 @@ def plan_fidelity(context: SessionContext) -> Verdict:
         return Verdict(
             CANNOT_DETERMINE,
             _with_notes(
-                f"planned_issues={show(planned)} but effectiveness.completion_rate is missing: "
-                "plan fidelity unknown.",
+                f"planned_issues={show(planned)} but effectiveness.completion_rate is missing: plan fidelity unknown.",
                 notes,
             ),
             score=None,
@@ -190,8 +184,7 @@ def process_safety(context: SessionContext) -> Verdict:
     if not context.events.has_events:
         return Verdict(
             CANNOT_DETERMINE,
-            f"events.jsonl absent or holds no events: safety signals unmeasurable. "
-            f"{GUARD_EMISSION_DISCLOSURE}",
+            f"events.jsonl absent or holds no events: safety signals unmeasurable. {GUARD_EMISSION_DISCLOSURE}",
         )
     notes: list[str] = []
     spiral = _number_field(context.record.get("agent_summary"), "spiral", "agent_summary.spiral", notes)
@@ -200,10 +193,7 @@ def process_safety(context: SessionContext) -> Verdict:
     spiral_text = "n/a" if spiral is None else show(spiral)
     status: Status
     if blocked or (spiral is not None and spiral > 0):
-        lead = (
-            f"Adverse signals: destructive_guard.blocked={blocked} in window, "
-            f"agent_summary.spiral={spiral_text}."
-        )
+        lead = f"Adverse signals: destructive_guard.blocked={blocked} in window, agent_summary.spiral={spiral_text}."
         status = FAIL
     else:
         lead = f"No adverse signals: destructive_guard.blocked=0, agent_summary.spiral={spiral_text}."
@@ -214,8 +204,7 @@ def process_safety(context: SessionContext) -> Verdict:
         notes.append(_NO_WINDOW)
     if context.peers.count:
         notes.append(
-            f"the window overlaps {context.peers.describe()}; window-attributed counts may "
-            "include peer signals"
+            f"the window overlaps {context.peers.describe()}; window-attributed counts may include peer signals"
         )
     return Verdict(status, _with_notes(lead, notes) + f" {GUARD_EMISSION_DISCLOSURE}")
 
@@ -223,11 +212,12 @@ def process_safety(context: SessionContext) -> Verdict:
 def efficiency_kpis(context: SessionContext) -> Verdict:
     """Reported, not graded: always not-applicable; the evidence lists the KPIs."""
     values = ", ".join(
-        f"{name}={'null' if context.kpis[name] is None else show(context.kpis[name])}"
-        for name in KPI_NAMES
+        f"{name}={'null' if context.kpis[name] is None else show(context.kpis[name])}" for name in KPI_NAMES
     )
     source = duration_source(context.record, context.window)
-    return Verdict(NOT_APPLICABLE, _with_notes(f"Reported, not graded: {values} (duration {source}).", kpi_notes(context.record)))
+    return Verdict(
+        NOT_APPLICABLE, _with_notes(f"Reported, not graded: {values} (duration {source}).", kpi_notes(context.record))
+    )
 
 
 _RUBRIC_TEXT: Final = Path(__file__).with_name("rubric-v1.md")

@@ -28,7 +28,9 @@ def find_chromium() -> str:
         found = shutil.which(name)
         if found:
             return found
-    pytest.skip("headless Chromium not found (neither 'chromium' nor 'chromium-browser' on PATH); Debian: apt-get install chromium")
+    pytest.skip(
+        "headless Chromium not found (neither 'chromium' nor 'chromium-browser' on PATH); Debian: apt-get install chromium"
+    )
 
 
 def dump_dom(browser: str, url: str, profile: Path) -> tuple[str, str]:
@@ -64,7 +66,12 @@ def test_report_renders_in_headless_chromium_without_script_errors(tmp_path: Pat
     dom, log = dump_dom(browser, path.as_uri(), tmp_path / "profile")
     console = [line for line in log.splitlines() if ":CONSOLE" in line]
     assert console == [], "the page logged script errors or policy violations"
-    for table in ('<table id="dimensions"', '<table id="sessions"', '<table id="not-scored-table"', '<table id="advisory-table"'):
+    for table in (
+        '<table id="dimensions"',
+        '<table id="sessions"',
+        '<table id="not-scored-table"',
+        '<table id="advisory-table"',
+    ):
         assert table in dom
     # The script ran: it revealed the filters and counted the rows.
     assert '<form id="filters" class="filters">' in dom
@@ -93,7 +100,9 @@ def test_filters_work_in_headless_chromium(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
-def test_pytest_html_rows_carry_verdict_and_evidence_escaped(pytester: pytest.Pytester, workers: tuple[str, ...]) -> None:
+def test_pytest_html_rows_carry_verdict_and_evidence_escaped(
+    pytester: pytest.Pytester, workers: tuple[str, ...]
+) -> None:
     pytest.importorskip("pytest_html")
     pytester.makeini("[pytest]\n")
     metrics = pytester.path / "metrics"
@@ -102,13 +111,21 @@ def test_pytest_html_rows_carry_verdict_and_evidence_escaped(pytester: pytest.Py
     write_jsonl(
         metrics / "sessions.jsonl",
         [
-            session("s-1", total_files_changed=0, total_waves=0, waves=[], effectiveness={"completion_rate": hostile, "planned_issues": 3}),
+            session(
+                "s-1",
+                total_files_changed=0,
+                total_waves=0,
+                waves=[],
+                effectiveness={"completion_rate": hostile, "planned_issues": 3},
+            ),
             {"session_id": "gone", "status": "abandoned", "started_at": "2026-07-20T11:00:00Z"},
             {"session_id": "<img src=x onerror=alert(1)>", "status": "abandoned"},
         ],
     )
     write_jsonl(metrics / "events.jsonl", [])
-    result = pytester.runpytest("--session-eval", str(metrics), "--html=report.html", "--self-contained-html", "-p", "no:randomly", *workers)
+    result = pytester.runpytest(
+        "--session-eval", str(metrics), "--html=report.html", "--self-contained-html", "-p", "no:randomly", *workers
+    )
     result.assert_outcomes(skipped=5, xfailed=2)
     page = (pytester.path / "report.html").read_text(encoding="utf-8")
     assert page.count('data-column-type="verdict">Verdict</th>') == 1
@@ -166,7 +183,9 @@ def test_the_html_option_needs_a_writable_place(pytester: pytest.Pytester) -> No
         (b"<HTML><body>old</body></HTML>", True),
     ],
 )
-def test_the_page_replaces_only_a_page_or_an_empty_file(pytester: pytest.Pytester, content: bytes, replaced: bool) -> None:
+def test_the_page_replaces_only_a_page_or_an_empty_file(
+    pytester: pytest.Pytester, content: bytes, replaced: bool
+) -> None:
     pytester.makeini("[pytest]\n")
     (pytester.path / "sessions.jsonl").write_text('{"session_id": "a", "status": "completed"}\n')
     (pytester.path / "out.html").write_bytes(content)
@@ -185,9 +204,21 @@ def test_the_page_replaces_only_a_page_or_an_empty_file(pytester: pytest.Pyteste
     [
         ("--session-eval-html", ("--junitxml", "out.xml"), "the JUnit XML report (--junitxml)"),
         ("--session-eval-html", ("--html", "out.xml"), "the pytest-html report (--html)"),
-        ("--session-eval-journal", ("--json-report", "--json-report-file", "out.xml"), "the JSON report (--json-report-file)"),
-        ("--session-eval-html", ("--junitxml", "$REPORTS/out.xml"), "the JUnit XML report (--junitxml)"),  # as pytest expands it
-        ("--session-eval-html", ("--html", "$REPORTS/out.xml"), "the pytest-html report (--html)"),  # as pytest-html does
+        (
+            "--session-eval-journal",
+            ("--json-report", "--json-report-file", "out.xml"),
+            "the JSON report (--json-report-file)",
+        ),
+        (
+            "--session-eval-html",
+            ("--junitxml", "$REPORTS/out.xml"),
+            "the JUnit XML report (--junitxml)",
+        ),  # as pytest expands it
+        (
+            "--session-eval-html",
+            ("--html", "$REPORTS/out.xml"),
+            "the pytest-html report (--html)",
+        ),  # as pytest-html does
     ],
 )
 def test_an_output_that_is_another_report_of_the_run_is_a_usage_error(
@@ -197,7 +228,9 @@ def test_an_output_that_is_another_report_of_the_run_is_a_usage_error(
     pytester.makeini("[pytest]\n")
     monkeypatch.setenv("REPORTS", str(pytester.path))
     (pytester.path / "sessions.jsonl").write_text('{"session_id": "a", "status": "completed"}\n')
-    result = pytester.runpytest("--session-eval", "sessions.jsonl", output, "out.xml", *report, "--session-eval-model-id", "m")
+    result = pytester.runpytest(
+        "--session-eval", "sessions.jsonl", output, "out.xml", *report, "--session-eval-model-id", "m"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: {output}: *out.xml is also {what} of this run; give each its own file"])
     assert not (pytester.path / "out.xml").exists()
@@ -213,22 +246,32 @@ def test_a_report_of_the_run_at_an_input_is_a_usage_error(pytester: pytest.Pytes
     before = (pytester.path / "sessions.jsonl").read_bytes()
     result = pytester.runpytest("--session-eval", "sessions.jsonl", "--junitxml", spelled)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: the JUnit XML report (--junitxml) */sessions.jsonl is a sessions file of this run*"])
+    result.stderr.fnmatch_lines(
+        ["ERROR: the JUnit XML report (--junitxml) */sessions.jsonl is a sessions file of this run*"]
+    )
     assert (pytester.path / "sessions.jsonl").read_bytes() == before
 
 
-def test_a_report_is_checked_where_its_plugin_writes_it_after_a_conftest_changed_directory(pytester: pytest.Pytester) -> None:
+def test_a_report_is_checked_where_its_plugin_writes_it_after_a_conftest_changed_directory(
+    pytester: pytest.Pytester,
+) -> None:
     # JUnit XML and pytest-html read their paths from the directory of the moment, which a
     # conftest may change as it is imported.
     pytester.makeini("[pytest]\n")
     pytester.mkdir("tests")
-    (pytester.path / "tests" / "conftest.py").write_text("import os\nos.chdir(os.path.dirname(os.path.abspath(__file__)))\n")
+    (pytester.path / "tests" / "conftest.py").write_text(
+        "import os\nos.chdir(os.path.dirname(os.path.abspath(__file__)))\n"
+    )
     (pytester.path / "tests" / "test_a.py").write_text("def test_ok():\n    pass\n")
     (pytester.path / "sessions.jsonl").write_text('{"session_id": "a", "status": "completed"}\n')
     before = (pytester.path / "sessions.jsonl").read_bytes()
-    refused = pytester.runpytest_subprocess("tests", "--session-eval", "sessions.jsonl", "--junitxml", "../sessions.jsonl")
+    refused = pytester.runpytest_subprocess(
+        "tests", "--session-eval", "sessions.jsonl", "--junitxml", "../sessions.jsonl"
+    )
     assert refused.ret == pytest.ExitCode.USAGE_ERROR
-    refused.stderr.fnmatch_lines(["ERROR: the JUnit XML report (--junitxml) */sessions.jsonl is a sessions file of this run*"])
+    refused.stderr.fnmatch_lines(
+        ["ERROR: the JUnit XML report (--junitxml) */sessions.jsonl is a sessions file of this run*"]
+    )
     assert (pytester.path / "sessions.jsonl").read_bytes() == before
     # and the same name from the start directory is another file: the run goes ahead
     allowed = pytester.runpytest_subprocess("tests", "--session-eval", "sessions.jsonl", "--junitxml", "sessions.jsonl")
@@ -242,7 +285,9 @@ def test_the_json_report_path_is_taken_as_written(pytester: pytest.Pytester, mon
     pytester.makeini("[pytest]\n")
     monkeypatch.setenv("X", "out.html")
     (pytester.path / "sessions.jsonl").write_text('{"session_id": "a", "status": "completed"}\n')
-    result = pytester.runpytest("--session-eval", "sessions.jsonl", "--session-eval-html", "out.html", "--json-report", "--json-report-file=$X")
+    result = pytester.runpytest(
+        "--session-eval", "sessions.jsonl", "--session-eval-html", "out.html", "--json-report", "--json-report-file=$X"
+    )
     assert result.ret == pytest.ExitCode.OK
     assert (pytester.path / "out.html").read_text().startswith("<!DOCTYPE html>") and (pytester.path / "$X").is_file()
 
@@ -264,7 +309,9 @@ def test_when_no_session_item_ran_the_summary_holds_only_what_was_written(pytest
     metrics_writer(pytester.path)([session("a")], [])
     pytester.makeini("[pytest]\n")
     pytester.makepyfile(test_unit="def test_unit(): pass\n")
-    result = pytester.runpytest("--session-eval", "metrics", "test_unit.py", "-k", "test_unit", "--session-eval-html", "page.html")
+    result = pytester.runpytest(
+        "--session-eval", "metrics", "test_unit.py", "-k", "test_unit", "--session-eval-html", "page.html"
+    )
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*= session evaluation =*", "HTML report: page.html"])
     assert "session(s) scored" not in result.stdout.str()
@@ -277,7 +324,16 @@ def test_a_lone_surrogate_and_the_text_of_its_escape_are_two_sessions(pytester: 
         '{"session_id":"a\\ud800","status":"completed","effectiveness":{"completion_rate":1}}',
         '{"session_id":"a\\\\ud800","status":"completed","effectiveness":{"completion_rate":0.1}}',
     )
-    common = ("--session-eval", "m", "--session-eval-html", "page.html", "--session-eval-journal", "j.jsonl", "--session-eval-model-id", "x")
+    common = (
+        "--session-eval",
+        "m",
+        "--session-eval-html",
+        "page.html",
+        "--session-eval-journal",
+        "j.jsonl",
+        "--session-eval-model-id",
+        "x",
+    )
     result = pytester.runpytest(*common, "m/sessions.jsonl::a\\ud800[plan-fidelity]")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["rubric-v1: 1 session(s) scored", "journal j.jsonl: 1 record(s) appended*"])

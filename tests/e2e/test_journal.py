@@ -34,8 +34,21 @@ STAMP = "2026-08-01T00:00:00.000Z"
 def metrics(project_metrics: MetricsWriter) -> Path:
     return project_metrics(
         [
-            session("a", "2026-07-20T09:00:00Z", "2026-07-20T10:00:00Z", platform="codex", total_files_changed=1, effectiveness={"completion_rate": 0.9}),
-            session("b", "2026-07-21T09:00:00Z", "2026-07-21T10:00:00Z", total_files_changed=1, effectiveness={"completion_rate": 0.5}),
+            session(
+                "a",
+                "2026-07-20T09:00:00Z",
+                "2026-07-20T10:00:00Z",
+                platform="codex",
+                total_files_changed=1,
+                effectiveness={"completion_rate": 0.9},
+            ),
+            session(
+                "b",
+                "2026-07-21T09:00:00Z",
+                "2026-07-21T10:00:00Z",
+                total_files_changed=1,
+                effectiveness={"completion_rate": 0.5},
+            ),
             session("gone", "2026-07-25T09:00:00Z", "2026-07-25T10:00:00Z", status="abandoned"),
         ],
         [
@@ -48,8 +61,15 @@ def metrics(project_metrics: MetricsWriter) -> Path:
 
 def journal_run(pytester: pytest.Pytester, metrics: Path, *extra: str, stamp: str = STAMP) -> pytest.RunResult:
     return pytester.runpytest(
-        "--session-eval", str(metrics), "--session-eval-journal", "eval.jsonl",
-        "--session-eval-timestamp", stamp, "--session-eval-model-id", "claude-opus-4", *extra,
+        "--session-eval",
+        str(metrics),
+        "--session-eval-journal",
+        "eval.jsonl",
+        "--session-eval-timestamp",
+        stamp,
+        "--session-eval-model-id",
+        "claude-opus-4",
+        *extra,
     )
 
 
@@ -57,7 +77,9 @@ def journal_lines(pytester: pytest.Pytester) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (pytester.path / "eval.jsonl").read_text().splitlines()]
 
 
-def test_one_valid_record_per_scored_session(pytester: pytest.Pytester, metrics: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_valid_record_per_scored_session(
+    pytester: pytest.Pytester, metrics: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("ANTHROPIC_MODEL", raising=False)
     result = journal_run(pytester, metrics, "--session-eval-handle", "team-blue")
     result.stdout.fnmatch_lines(["journal eval.jsonl: 2 record(s) appended, 0 already present"])
@@ -74,9 +96,22 @@ def test_one_valid_record_per_scored_session(pytester: pytest.Pytester, metrics:
     assert a["harness"]["hostname_hash"] == hashlib.sha256(socket.gethostname().encode()).hexdigest()[:16]
     assert socket.gethostname() not in json.dumps(a)
     assert (a["handle"], a["anonymized"]) == ("team-blue", False)
-    assert [d["id"] for d in a["dimensions"]] == ["verification-evidence", "plan-fidelity", "gate-health", "process-safety", "efficiency-kpis"]
+    assert [d["id"] for d in a["dimensions"]] == [
+        "verification-evidence",
+        "plan-fidelity",
+        "gate-health",
+        "process-safety",
+        "efficiency-kpis",
+    ]
     assert [("score" in d) for d in a["dimensions"]] == [False, True, False, False, False]
-    assert a["kpis"]["duration_seconds"] == 3600 and set(a["kpis"]) == {"duration_seconds", "total_waves", "total_agents", "token_input", "token_output", "carryover"}
+    assert a["kpis"]["duration_seconds"] == 3600 and set(a["kpis"]) == {
+        "duration_seconds",
+        "total_waves",
+        "total_agents",
+        "token_input",
+        "token_output",
+        "carryover",
+    }
     assert not {"overall", "total", "mean", "global_score"} & set(a)
 
 
@@ -111,7 +146,11 @@ def test_a_different_record_under_an_existing_run_id_is_refused(pytester: pytest
     (metrics / "sessions.jsonl").write_text(sessions)
     result = journal_run(pytester, metrics, "metrics/sessions.jsonl::a[plan-fidelity]")
     assert result.ret != 0
-    result.stdout.fnmatch_lines(["*REFUSED a-eval-20260801T000000000Z: the journal already holds a different record under this run_id (line 1)*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*REFUSED a-eval-20260801T000000000Z: the journal already holds a different record under this run_id (line 1)*"
+        ]
+    )
     assert (pytester.path / "eval.jsonl").read_bytes() == before
 
 
@@ -124,10 +163,12 @@ def test_a_note_or_another_kind_under_a_run_id_blocks_no_append(pytester: pytest
     ]
     (pytester.path / "eval.jsonl").write_text("".join(json.dumps(note) + "\n" for note in notes))
     result = journal_run(pytester, metrics)
-    result.stdout.fnmatch_lines([
-        "journal eval.jsonl: 1 record(s) appended, 0 already present",
-        "REFUSED b-eval-20260801T000000000Z: the journal already holds a different record under this run_id (line 2)*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "journal eval.jsonl: 1 record(s) appended, 0 already present",
+            "REFUSED b-eval-20260801T000000000Z: the journal already holds a different record under this run_id (line 2)*",
+        ]
+    )
     assert [line.get("session_id") for line in journal_lines(pytester)] == [None, "b", "a"]
 
 
@@ -135,13 +176,17 @@ def test_a_refused_record_never_hides_an_interrupted_run(pytester: pytest.Pytest
     journal_run(pytester, metrics)
     (metrics / "sessions.jsonl").write_text((metrics / "sessions.jsonl").read_text().replace("0.9", "0.95"))
     pytester.makeconftest(
-        "def pytest_runtest_call(item):\n"
-        "    if item.name == 'b[plan-fidelity]':\n"
-        "        raise KeyboardInterrupt\n"
+        "def pytest_runtest_call(item):\n    if item.name == 'b[plan-fidelity]':\n        raise KeyboardInterrupt\n"
     )
     result = pytester.runpytest_subprocess(  # an interrupt in-process would stop this run too
-        "--session-eval", str(metrics), "--session-eval-journal", "eval.jsonl",
-        "--session-eval-timestamp", STAMP, "--session-eval-model-id", "claude-opus-4",
+        "--session-eval",
+        str(metrics),
+        "--session-eval-journal",
+        "eval.jsonl",
+        "--session-eval-timestamp",
+        STAMP,
+        "--session-eval-model-id",
+        "claude-opus-4",
     )
     result.stdout.fnmatch_lines(["*REFUSED a-eval-20260801T000000000Z*"])
     assert result.ret == pytest.ExitCode.INTERRUPTED
@@ -152,7 +197,11 @@ def test_pre_registration_guard_refuses_an_edited_rubric(pytester: pytest.Pytest
     (pytester.path / "eval.jsonl").write_text(json.dumps(edited) + "\n")
     result = journal_run(pytester, metrics)
     assert result.ret != 0
-    result.stdout.fnmatch_lines(["*REFUSED*binds rubric-v1 to rubric_sha256 0000* (line 1)*the rubric was edited in place*mint a new rubric version*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*REFUSED*binds rubric-v1 to rubric_sha256 0000* (line 1)*the rubric was edited in place*mint a new rubric version*"
+        ]
+    )
     assert len(journal_lines(pytester)) == 1
 
 
@@ -173,7 +222,14 @@ def test_a_stray_line_binds_no_rubric(pytester: pytest.Pytester, metrics: Path, 
 def test_xdist_appends_each_record_once(pytester: pytest.Pytester, metrics: Path) -> None:
     pytest.importorskip("xdist")
     result = pytester.runpytest_subprocess(
-        "--session-eval", str(metrics), "--session-eval-journal", "eval.jsonl", "--session-eval-model-id", "m", "-n", "2"
+        "--session-eval",
+        str(metrics),
+        "--session-eval-journal",
+        "eval.jsonl",
+        "--session-eval-model-id",
+        "m",
+        "-n",
+        "2",
     )
     assert "2 workers" in result.stdout.str()
     records = journal_lines(pytester)
@@ -189,21 +245,29 @@ def test_xdist_appends_each_record_once(pytester: pytest.Pytester, metrics: Path
         ("link.jsonl", "*link.jsonl: directory *nowhere does not exist*"),  # a link into a missing directory
     ],
 )
-def test_an_unusable_journal_path_is_a_usage_error(pytester: pytest.Pytester, metrics: Path, journal: str, message: str) -> None:
+def test_an_unusable_journal_path_is_a_usage_error(
+    pytester: pytest.Pytester, metrics: Path, journal: str, message: str
+) -> None:
     (pytester.path / "link.jsonl").symlink_to(pytester.path / "nowhere" / "eval.jsonl")
-    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-journal", journal, "--session-eval-model-id", "m")
+    result = pytester.runpytest(
+        "--session-eval", str(metrics), "--session-eval-journal", journal, "--session-eval-model-id", "m"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([message])
 
 
 def test_a_journal_that_cannot_be_written_fails_the_run(pytester: pytest.Pytester, metrics: Path) -> None:
     (pytester.path / "out").mkdir()
-    pytester.makeconftest(
-        "import shutil\n"
-        "def pytest_collection_finish(session):\n"
-        "    shutil.rmtree('out')\n"
+    pytester.makeconftest("import shutil\ndef pytest_collection_finish(session):\n    shutil.rmtree('out')\n")
+    result = pytester.runpytest(
+        "--session-eval",
+        str(metrics),
+        "--session-eval-journal",
+        "out/eval.jsonl",
+        "--session-eval-model-id",
+        "m",
+        "metrics/sessions.jsonl::a[verification-evidence]",
     )
-    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-journal", "out/eval.jsonl", "--session-eval-model-id", "m", "metrics/sessions.jsonl::a[verification-evidence]")
     result.assert_outcomes(passed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["*ERROR: cannot open the journal*out/eval.jsonl*"])
@@ -213,7 +277,12 @@ def test_verify_reproduces_and_reports_drift(pytester: pytest.Pytester, metrics:
     journal_run(pytester, metrics)
     same = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "-v")
     same.assert_outcomes(passed=12)  # five dimensions and the record's own fields, of two sessions
-    same.stdout.fnmatch_lines(["*eval.jsonl::a-eval-20260801T000000000Z?plan-fidelity? PASSED*", "re-verification: 10 stored verdict(s) reproduced, 0 not reproduced*"])
+    same.stdout.fnmatch_lines(
+        [
+            "*eval.jsonl::a-eval-20260801T000000000Z?plan-fidelity? PASSED*",
+            "re-verification: 10 stored verdict(s) reproduced, 0 not reproduced*",
+        ]
+    )
     write_jsonl(metrics / "events.jsonl", [gate("2026-07-20T09:30:00Z", 3)])
     drift = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
     drift.assert_outcomes(passed=9, failed=3)  # and a's record: its host class came from the events replaced
@@ -227,8 +296,12 @@ def test_verify_reproduces_and_reports_drift(pytester: pytest.Pytester, metrics:
     )
 
 
-def test_verify_fails_clearly_on_another_rubric_text_or_a_missing_session(pytester: pytest.Pytester, metrics: Path) -> None:
-    other_text = reference_record(session_id="a", run_id="x1", provenance={"rubric_sha256": "1" * 64, "engine_commit": None})
+def test_verify_fails_clearly_on_another_rubric_text_or_a_missing_session(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
+    other_text = reference_record(
+        session_id="a", run_id="x1", provenance={"rubric_sha256": "1" * 64, "engine_commit": None}
+    )
     missing = reference_record(session_id="nobody", run_id="x2")
     unknown = reference_record(session_id="a", run_id="x3", rubric_version="rubric-v9")
     write_jsonl(pytester.path / "eval.jsonl", [other_text, missing, unknown])
@@ -286,32 +359,41 @@ def test_a_record_whose_own_fields_no_longer_reproduce_fails_its_record_item(
     write_jsonl(pytester.path / "eval.jsonl", records)
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
     result.assert_outcomes(passed=11, failed=1)
-    result.stdout.fnmatch_lines([
-        f"*{drift}*",
-        "re-verification: 10 stored verdict(s) reproduced, * 1 record(s) whose KPIs, host class and run_id reproduced, 1 not",
-        f"FAILED eval.jsonl::{records[0]['run_id']}[[]record[]]*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            f"*{drift}*",
+            "re-verification: 10 stored verdict(s) reproduced, * 1 record(s) whose KPIs, host class and run_id reproduced, 1 not",
+            f"FAILED eval.jsonl::{records[0]['run_id']}[[]record[]]*",
+        ]
+    )
 
 
 def test_a_journal_line_that_cannot_be_read_fails_re_verification(pytester: pytest.Pytester, metrics: Path) -> None:
     journal_run(pytester, metrics)
     lines = (pytester.path / "eval.jsonl").read_text().splitlines()
     (pytester.path / "eval.jsonl").write_text("{" + lines[0] + "\n" + lines[1] + "\n" + '{"record_kind": "session-ev')
-    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "-p", "no:randomly")
+    result = pytester.runpytest(
+        "--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "-p", "no:randomly"
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.assert_outcomes(passed=6, failed=2)  # failed items, not warnings of lines skipped
     assert "unusable input line" not in result.stdout.str()
-    result.stdout.fnmatch_lines([
-        "eval.jsonl:1: not valid JSON (*); no record on it can be re-verified",
-        "eval.jsonl:3: not valid JSON (*); no record on it can be re-verified",
-        "re-verification: 5 stored verdict(s) reproduced, 0 not reproduced, 0 not re-verifiable (judge); "
-        "1 record(s) whose KPIs, host class and run_id reproduced, 0 not; 2 journal line(s) unreadable",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "eval.jsonl:1: not valid JSON (*); no record on it can be re-verified",
+            "eval.jsonl:3: not valid JSON (*); no record on it can be re-verified",
+            "re-verification: 5 stored verdict(s) reproduced, 0 not reproduced, 0 not re-verifiable (judge); "
+            "1 record(s) whose KPIs, host class and run_id reproduced, 0 not; 2 journal line(s) unreadable",
+        ]
+    )
     assert "line skipped" not in "".join(line for line in result.stdout.lines if "no record on it" in line)
-    deterministic = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "-m", "deterministic")
+    deterministic = pytester.runpytest(
+        "--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "-m", "deterministic"
+    )
     deterministic.assert_outcomes(passed=6, failed=2)
     assert [line.split(" ")[1] for line in result.stdout.lines if line.startswith("FAILED")] == [
-        "eval.jsonl::line-1[unreadable]", "eval.jsonl::line-3[unreadable]"
+        "eval.jsonl::line-1[unreadable]",
+        "eval.jsonl::line-3[unreadable]",
     ]
     # Given as input, the journal is reported as it is: an unreadable line is a warning there.
     shown = pytester.runpytest("--session-eval", "eval.jsonl")
@@ -324,10 +406,12 @@ def test_a_drift_says_when_the_sessions_last_line_is_no_longer_scored(pytester: 
         sessions.write(json.dumps(session("a", status="abandoned")) + "\n")
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines([
-        "fresh scoring of the current metrics differs from the stored verdict (sessions line 4, which a scoring run "
-        "would not score now: abandoned session (status is 'abandoned'): abandoned sessions are never scored):"
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "fresh scoring of the current metrics differs from the stored verdict (sessions line 4, which a scoring run "
+            "would not score now: abandoned session (status is 'abandoned'): abandoned sessions are never scored):"
+        ]
+    )
 
 
 def test_one_evaluation_time_however_spelt_gives_one_run_id(pytester: pytest.Pytester, metrics: Path) -> None:
@@ -335,7 +419,9 @@ def test_one_evaluation_time_however_spelt_gives_one_run_id(pytester: pytest.Pyt
         journal_run(pytester, metrics, stamp=stamp)
     records = journal_lines(pytester)
     assert [record["run_id"] for record in records] == ["a-eval-20260801T000000500Z", "b-eval-20260801T000000500Z"]
-    assert {record["timestamp"] for record in records} == {"2026-08-01T00:00:00.500Z"}  # in milliseconds, as the clock writes it
+    assert {record["timestamp"] for record in records} == {
+        "2026-08-01T00:00:00.500Z"
+    }  # in milliseconds, as the clock writes it
     # Without a fraction it is kept as given: run_ids of journals written so stay the same.
     journal_run(pytester, metrics, stamp="2026-08-02T00:00:00Z")
     assert journal_lines(pytester)[-1]["run_id"] == "b-eval-20260802T000000Z"
@@ -353,19 +439,38 @@ def test_a_session_in_two_sessions_files_of_one_run(pytester: pytest.Pytester, m
     assert len(journal_lines(pytester)) == 2
     changed = pytester.path / "changed"
     changed.mkdir()
-    write_jsonl(changed / "sessions.jsonl", [session("a", "2026-07-20T09:00:00Z", "2026-07-20T10:00:00Z", total_files_changed=1, effectiveness={"completion_rate": 0.1})])
+    write_jsonl(
+        changed / "sessions.jsonl",
+        [
+            session(
+                "a",
+                "2026-07-20T09:00:00Z",
+                "2026-07-20T10:00:00Z",
+                total_files_changed=1,
+                effectiveness={"completion_rate": 0.1},
+            )
+        ],
+    )
     (changed / "events.jsonl").write_bytes((metrics / "events.jsonl").read_bytes())
     (pytester.path / "eval.jsonl").unlink()
     result = journal_run(pytester, metrics, "--session-eval", str(changed))
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines([
-        "NOT WRITTEN changed/sessions.jsonl:1: session 'a' is scored from metrics/sessions.jsonl:1 too in this run, with another result, *"
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "NOT WRITTEN changed/sessions.jsonl:1: session 'a' is scored from metrics/sessions.jsonl:1 too in this run, with another result, *"
+        ]
+    )
     assert [record["session_id"] for record in journal_lines(pytester)] == ["a", "b"]
     outcomes = []
     for order in ((metrics, changed), (changed, metrics)):
-        verify = pytester.runpytest("--session-eval", str(order[0]), "--session-eval", str(order[1]), "--session-eval-verify", "eval.jsonl")
-        verify.stdout.fnmatch_lines(["session 'a' is in more than one sessions file given, scored differently (*), and a record does not say which it scored*"])
+        verify = pytester.runpytest(
+            "--session-eval", str(order[0]), "--session-eval", str(order[1]), "--session-eval-verify", "eval.jsonl"
+        )
+        verify.stdout.fnmatch_lines(
+            [
+                "session 'a' is in more than one sessions file given, scored differently (*), and a record does not say which it scored*"
+            ]
+        )
         outcomes.append(verify.parseoutcomes())
     assert outcomes[0] == outcomes[1] == {"failed": 5, "passed": 6}
 
@@ -377,17 +482,23 @@ def test_a_run_that_appends_no_record_creates_no_journal(pytester: pytest.Pytest
     assert not (pytester.path / "eval.jsonl").exists()
 
 
-def test_a_session_no_longer_eligible_in_one_of_two_files_is_re_verified_from_the_other(pytester: pytest.Pytester, metrics: Path) -> None:
+def test_a_session_no_longer_eligible_in_one_of_two_files_is_re_verified_from_the_other(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
     # As journaling scored it: the file whose last line of the session is eligible.
     later = pytester.path / "later"
     later.mkdir()
     (later / "sessions.jsonl").write_text(
-        (metrics / "sessions.jsonl").read_text() + json.dumps(session("a", status="abandoned", duration_seconds=7)) + "\n"
+        (metrics / "sessions.jsonl").read_text()
+        + json.dumps(session("a", status="abandoned", duration_seconds=7))
+        + "\n"
     )
     (later / "events.jsonl").write_bytes((metrics / "events.jsonl").read_bytes())
     written = journal_run(pytester, metrics, "--session-eval", str(later))
     assert "NOT WRITTEN" not in written.stdout.str() and len(journal_lines(pytester)) == 2
-    verify = pytester.runpytest("--session-eval", str(metrics), "--session-eval", str(later), "--session-eval-verify", "eval.jsonl")
+    verify = pytester.runpytest(
+        "--session-eval", str(metrics), "--session-eval", str(later), "--session-eval-verify", "eval.jsonl"
+    )
     verify.assert_outcomes(passed=12)
 
 
@@ -406,7 +517,16 @@ def test_a_journal_as_input_is_reported_as_is(pytester: pytest.Pytester) -> None
     judged = reference_record(run_id="judged")
     judged["dimensions"][0]["status"] = "fail"
     judged["dimensions"][5].update(status="fail", evidence="skipped a gate")
-    judged["dimensions"].append({"id": "report-quality", "method": "judge", "status": "cannot-determine", "evidence": "judge timed out", "advisory": True, "calibration_status": "uncalibrated"})
+    judged["dimensions"].append(
+        {
+            "id": "report-quality",
+            "method": "judge",
+            "status": "cannot-determine",
+            "evidence": "judge timed out",
+            "advisory": True,
+            "calibration_status": "uncalibrated",
+        }
+    )
     invalid = reference_record(run_id="bad")
     invalid["dimensions"][0]["advisory"] = True
     write_jsonl(pytester.path / "eval.jsonl", [judged, invalid])
@@ -429,16 +549,33 @@ def test_a_journal_as_input_is_reported_as_is(pytester: pytest.Pytester) -> None
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--session-eval-journal", "metrics/sessions.jsonl"), "*--session-eval-journal: *sessions.jsonl is a sessions file of this run*"),
-        (("--session-eval-journal", "metrics/events.jsonl"), "*--session-eval-journal: *events.jsonl is an events file of this run*"),
-        (("--session-eval-html", "metrics/./sessions.jsonl"), "*--session-eval-html: *sessions.jsonl is a sessions file of this run*"),
-        (("--session-eval-journal", "j.jsonl", "--session-eval-html", "j.jsonl"), "*--session-eval-html: *j.jsonl is the --session-eval-journal of this run*"),
+        (
+            ("--session-eval-journal", "metrics/sessions.jsonl"),
+            "*--session-eval-journal: *sessions.jsonl is a sessions file of this run*",
+        ),
+        (
+            ("--session-eval-journal", "metrics/events.jsonl"),
+            "*--session-eval-journal: *events.jsonl is an events file of this run*",
+        ),
+        (
+            ("--session-eval-html", "metrics/./sessions.jsonl"),
+            "*--session-eval-html: *sessions.jsonl is a sessions file of this run*",
+        ),
+        (
+            ("--session-eval-journal", "j.jsonl", "--session-eval-html", "j.jsonl"),
+            "*--session-eval-html: *j.jsonl is the --session-eval-journal of this run*",
+        ),
         (("--session-eval-html", "link.jsonl"), "*--session-eval-html: *link.jsonl is a sessions file of this run*"),
         (("--session-eval-html", "hard.jsonl"), "*--session-eval-html: *hard.jsonl is an events file of this run*"),
-        (("--session-eval-journal", "hard.jsonl"), "*--session-eval-journal: *hard.jsonl is an events file of this run*"),
+        (
+            ("--session-eval-journal", "hard.jsonl"),
+            "*--session-eval-journal: *hard.jsonl is an events file of this run*",
+        ),
     ],
 )
-def test_an_output_never_overwrites_an_input(pytester: pytest.Pytester, project_metrics: MetricsWriter, args: tuple[str, ...], message: str) -> None:
+def test_an_output_never_overwrites_an_input(
+    pytester: pytest.Pytester, project_metrics: MetricsWriter, args: tuple[str, ...], message: str
+) -> None:
     metrics = project_metrics([session("a")], [gate("2026-07-20T09:30:00Z")])
     (pytester.path / "link.jsonl").symlink_to(metrics / "sessions.jsonl")
     os.link(metrics / "events.jsonl", pytester.path / "hard.jsonl")
@@ -449,8 +586,12 @@ def test_an_output_never_overwrites_an_input(pytester: pytest.Pytester, project_
     assert ((metrics / "sessions.jsonl").read_bytes(), (metrics / "events.jsonl").read_bytes()) == before
 
 
-@pytest.mark.parametrize("dry_run", ["--co", "--setup-plan", "--setup-only", "--fixtures", "--fixtures-per-test", "--cache-show"])
-def test_a_run_that_runs_no_item_writes_neither_journal_nor_page(pytester: pytest.Pytester, metrics: Path, dry_run: str) -> None:
+@pytest.mark.parametrize(
+    "dry_run", ["--co", "--setup-plan", "--setup-only", "--fixtures", "--fixtures-per-test", "--cache-show"]
+)
+def test_a_run_that_runs_no_item_writes_neither_journal_nor_page(
+    pytester: pytest.Pytester, metrics: Path, dry_run: str
+) -> None:
     result = journal_run(pytester, metrics, dry_run, "--session-eval-html", "report.html")
     assert result.ret == pytest.ExitCode.OK
     assert not (pytester.path / "eval.jsonl").exists() and not (pytester.path / "report.html").exists()
@@ -461,7 +602,10 @@ def test_a_run_that_runs_no_item_writes_neither_journal_nor_page(pytester: pytes
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (("--session-eval-handle", " \u3000"), "ERROR: --session-eval-handle: is blank; leave it out for an anonymised record"),
+        (
+            ("--session-eval-handle", " \u3000"),
+            "ERROR: --session-eval-handle: is blank; leave it out for an anonymised record",
+        ),
         (("--session-eval-handle", "h\udcff"), "ERROR: --session-eval-handle: 'h\\udcff' is not valid UTF-8 text"),
         (("--session-eval-model-id", "m\udcff"), "ERROR: --session-eval-model-id: 'm\\udcff' is not valid UTF-8 text"),
     ],
@@ -480,14 +624,24 @@ def test_verify_needs_the_metrics_not_the_journal_twice(pytester: pytest.Pyteste
     journal_run(pytester, metrics)
     result = pytester.runpytest("--session-eval", "eval.jsonl", "--session-eval-verify", "eval.jsonl")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --session-eval: *eval.jsonl: a journal; re-verification needs the metrics (sessions.jsonl)*"])
+    result.stderr.fnmatch_lines(
+        ["ERROR: --session-eval: *eval.jsonl: a journal; re-verification needs the metrics (sessions.jsonl)*"]
+    )
 
 
-def test_re_verification_appends_nothing_so_a_journal_typed_beside_it_is_a_usage_error(pytester: pytest.Pytester, metrics: Path) -> None:
+def test_re_verification_appends_nothing_so_a_journal_typed_beside_it_is_a_usage_error(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
     journal_run(pytester, metrics)
-    typed = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "--session-eval-journal", "other.jsonl")
+    typed = pytester.runpytest(
+        "--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "--session-eval-journal", "other.jsonl"
+    )
     assert typed.ret == pytest.ExitCode.USAGE_ERROR
-    typed.stderr.fnmatch_lines(["ERROR: --session-eval-journal: re-verification appends no record; append in a run without --session-eval-verify"])
+    typed.stderr.fnmatch_lines(
+        [
+            "ERROR: --session-eval-journal: re-verification appends no record; append in a run without --session-eval-verify"
+        ]
+    )
     # Set in the ini file (the journal the project appends to), it is left out: nothing is written.
     pytester.makeini("[pytest]\nsession_eval_journal = eval.jsonl\n")
     before = (pytester.path / "eval.jsonl").read_bytes()
@@ -501,7 +655,10 @@ def test_re_verification_appends_nothing_so_a_journal_typed_beside_it_is_a_usage
 @pytest.mark.parametrize(
     ("content", "why"),
     [
-        ('{"note": "a header"}\n{"session_id": "x", "status": "completed"}\n', "it holds session records: line 2 names session_id"),
+        (
+            '{"note": "a header"}\n{"session_id": "x", "status": "completed"}\n',
+            "it holds session records: line 2 names session_id",
+        ),
         ('{"event": "orchestrator.session.started", "session_id": "x"}\n', "it holds events: line 1 names event"),
         ("<!DOCTYPE html>\n<html></html>\n", "it holds no JSON object line"),
     ],
@@ -525,19 +682,33 @@ def test_an_odd_model_variable_matters_only_to_a_run_that_writes_records(
     result.stderr.fnmatch_lines(["ERROR: ANTHROPIC_MODEL: 'm\\udcff' is not valid UTF-8 text"])
 
 
-@pytest.mark.parametrize("select", [("-k", "not second"), ("first/sessions.jsonl::same",), ("--deselect", "second/sessions.jsonl::same")])
+@pytest.mark.parametrize(
+    "select", [("-k", "not second"), ("first/sessions.jsonl::same",), ("--deselect", "second/sessions.jsonl::same")]
+)
 def test_only_the_file_whose_items_ran_is_journaled_when_two_files_share_a_session_id(
     pytester: pytest.Pytester, project_metrics: MetricsWriter, select: tuple[str, ...]
 ) -> None:
     first = project_metrics([session("same", effectiveness={"completion_rate": 0.9})], [], directory="first")
     second = project_metrics([session("same", effectiveness={"completion_rate": 0.1})], [], directory="second")
     result = pytester.runpytest(
-        "--session-eval", str(first), "--session-eval", str(second), *select,
-        "--session-eval-journal", "eval.jsonl", "--session-eval-timestamp", STAMP, "--session-eval-model-id", "m",
-        "--session-eval-html", "report.html",
+        "--session-eval",
+        str(first),
+        "--session-eval",
+        str(second),
+        *select,
+        "--session-eval-journal",
+        "eval.jsonl",
+        "--session-eval-timestamp",
+        STAMP,
+        "--session-eval-model-id",
+        "m",
+        "--session-eval-html",
+        "report.html",
     )
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
-    result.stdout.fnmatch_lines(["rubric-v1: 1 session(s) scored", "journal eval.jsonl: 1 record(s) appended, 0 already present"])
+    result.stdout.fnmatch_lines(
+        ["rubric-v1: 1 session(s) scored", "journal eval.jsonl: 1 record(s) appended, 0 already present"]
+    )
     (record,) = journal_lines(pytester)
     plan = next(d for d in record["dimensions"] if d["id"] == "plan-fidelity")
     assert plan["status"] == "pass"  # the first file's session, not the second's
@@ -545,8 +716,15 @@ def test_only_the_file_whose_items_ran_is_journaled_when_two_files_share_a_sessi
     assert "first/sessions.jsonl" in page and "second/sessions.jsonl" not in page
 
 
-def test_a_session_id_with_a_lone_surrogate_is_journaled_as_its_escape(pytester: pytest.Pytester, project_metrics: MetricsWriter) -> None:
-    metrics = project_metrics(['{"session_id":"\\ud800lone","status":"completed","started_at":"2026-07-20T09:00:00Z","completed_at":"2026-07-20T10:00:00Z"}'], [])
+def test_a_session_id_with_a_lone_surrogate_is_journaled_as_its_escape(
+    pytester: pytest.Pytester, project_metrics: MetricsWriter
+) -> None:
+    metrics = project_metrics(
+        [
+            '{"session_id":"\\ud800lone","status":"completed","started_at":"2026-07-20T09:00:00Z","completed_at":"2026-07-20T10:00:00Z"}'
+        ],
+        [],
+    )
     for _ in range(2):  # the second run finds the same record already present
         result = journal_run(pytester, metrics)
         assert result.ret == pytest.ExitCode.OK, result.stdout.str()
@@ -567,14 +745,18 @@ def test_a_journal_line_nested_deep_blocks_no_append(pytester: pytest.Pytester, 
     assert len((pytester.path / "eval.jsonl").read_text().splitlines()) == 3
 
 
-def test_verification_of_a_line_whose_rubric_version_is_no_text_fails_that_line(pytester: pytest.Pytester, metrics: Path) -> None:
+def test_verification_of_a_line_whose_rubric_version_is_no_text_fails_that_line(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
     (pytester.path / "eval.jsonl").write_text(json.dumps(reference_record(rubric_version=["rubric-v1"])) + "\n")
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["*invalid-record*"])
 
 
-def test_a_verify_journal_pytest_cannot_collect_is_named_by_its_option(pytester: pytest.Pytester, metrics: Path) -> None:
+def test_a_verify_journal_pytest_cannot_collect_is_named_by_its_option(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
     (pytester.path / "ev[1].jsonl").write_text(json.dumps(reference_record()) + "\n")
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "ev[1].jsonl")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -583,22 +765,30 @@ def test_a_verify_journal_pytest_cannot_collect_is_named_by_its_option(pytester:
 
 def test_verification_writes_no_empty_page_and_says_so(pytester: pytest.Pytester, metrics: Path) -> None:
     journal_run(pytester, metrics)
-    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "--session-eval-html", "page.html")
+    result = pytester.runpytest(
+        "--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "--session-eval-html", "page.html"
+    )
     assert result.ret == pytest.ExitCode.OK
-    result.stdout.fnmatch_lines(["HTML report: not written: re-verification (--session-eval-verify) scores no session to show"])
+    result.stdout.fnmatch_lines(
+        ["HTML report: not written: re-verification (--session-eval-verify) scores no session to show"]
+    )
     assert not (pytester.path / "page.html").exists()
 
 
-def test_a_journal_as_input_counts_each_session_once_by_its_latest_record(pytester: pytest.Pytester, metrics: Path) -> None:
+def test_a_journal_as_input_counts_each_session_once_by_its_latest_record(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
     for day in ("01", "02", "03"):
         journal_run(pytester, metrics, stamp=f"2026-08-{day}T00:00:00Z")
     assert len(journal_lines(pytester)) == 6
     result = pytester.runpytest("--session-eval", "eval.jsonl", "--session-eval-html", "page.html")
-    result.stdout.fnmatch_lines([
-        "rubric-v1: 2 session(s) scored",
-        "plan-fidelity * 1     1               0                 0  0.50 (n = 2,*",
-        "HTML report: the journals given as input are not drawn; the page shows the sessions scored in this run",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "rubric-v1: 2 session(s) scored",
+            "plan-fidelity * 1     1               0                 0  0.50 (n = 2,*",
+            "HTML report: the journals given as input are not drawn; the page shows the sessions scored in this run",
+        ]
+    )
 
 
 def test_any_dimension_id_of_a_stored_record_makes_a_node_id_of_its_own(pytester: pytest.Pytester) -> None:
@@ -614,11 +804,13 @@ def test_any_dimension_id_of_a_stored_record_makes_a_node_id_of_its_own(pytester
         output = result.stdout.str() + result.stderr.str()
         assert "INTERNALERROR" not in output and "Traceback" not in output
         result.assert_outcomes(passed=15, skipped=3)
-        result.stdout.fnmatch_lines_random([
-            "*eval.jsonl::r1?\\ud800?*",
-            "*eval.jsonl::r2?a\\x5db:\\x3ac\\x5bd?*",
-            "*eval.jsonl::r3?x\\x0ay?*",
-        ])
+        result.stdout.fnmatch_lines_random(
+            [
+                "*eval.jsonl::r1?\\ud800?*",
+                "*eval.jsonl::r2?a\\x5db:\\x3ac\\x5bd?*",
+                "*eval.jsonl::r3?x\\x0ay?*",
+            ]
+        )
     # Each node id selects exactly its item; the summary keeps one line per dimension.
     selected = pytester.runpytest("--session-eval", "eval.jsonl", "eval.jsonl::r2[a\\x5db:\\x3ac\\x5bd]")
     selected.assert_outcomes(passed=1)
@@ -647,58 +839,103 @@ def test_a_dimension_a_stored_record_repeats_gets_a_node_id_of_its_own(pytester:
     pytester.runpytest("--session-eval", "eval.jsonl", "eval.jsonl::r1[gate-health~2]").assert_outcomes(failed=1)
 
 
-def test_a_file_named_sessions_jsonl_is_sessions_whatever_its_first_record_holds(pytester: pytest.Pytester, project_metrics: MetricsWriter) -> None:
+def test_a_file_named_sessions_jsonl_is_sessions_whatever_its_first_record_holds(
+    pytester: pytest.Pytester, project_metrics: MetricsWriter
+) -> None:
     metrics = project_metrics([session("a") | {"record_kind": "backfill"}, session("b")])
     by_file = pytester.runpytest("--session-eval", str(metrics / "sessions.jsonl"), "--co", "-q")
     by_directory = pytester.runpytest("--session-eval", str(metrics), "--co", "-q")
-    assert [line for line in by_file.stdout.lines if "::" in line] == [line for line in by_directory.stdout.lines if "::" in line]
+    assert [line for line in by_file.stdout.lines if "::" in line] == [
+        line for line in by_directory.stdout.lines if "::" in line
+    ]
     assert any("::a[" in line for line in by_file.stdout.lines)
 
 
-@pytest.mark.parametrize("selection", [("--session-eval-session", "a"), ("--session-eval-latest",), ("--session-eval-since", "2026-01-01"), ("--session-eval-until", "2026-12-31")])
-def test_a_session_selection_given_to_re_verification_is_a_usage_error(pytester: pytest.Pytester, metrics: Path, selection: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    "selection",
+    [
+        ("--session-eval-session", "a"),
+        ("--session-eval-latest",),
+        ("--session-eval-since", "2026-01-01"),
+        ("--session-eval-until", "2026-12-31"),
+    ],
+)
+def test_a_session_selection_given_to_re_verification_is_a_usage_error(
+    pytester: pytest.Pytester, metrics: Path, selection: tuple[str, ...]
+) -> None:
     journal_run(pytester, metrics)
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", *selection)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([f"ERROR: {selection[0]}: does not apply to re-verification*select records with -k or a node id"])
+    result.stderr.fnmatch_lines(
+        [f"ERROR: {selection[0]}: does not apply to re-verification*select records with -k or a node id"]
+    )
 
 
-@pytest.mark.parametrize("selection", [("--session-eval-latest",), ("--session-eval-since", "2026-01-01"), ("--session-eval-until", "2026-12-31")])
+@pytest.mark.parametrize(
+    "selection",
+    [("--session-eval-latest",), ("--session-eval-since", "2026-01-01"), ("--session-eval-until", "2026-12-31")],
+)
 def test_a_session_selection_does_not_pass_over_a_journal_given_as_input_silently(
     pytester: pytest.Pytester, metrics: Path, selection: tuple[str, ...]
 ) -> None:
     journal_run(pytester, metrics)
     alone = pytester.runpytest("--session-eval", "eval.jsonl", *selection)
     assert alone.ret == pytest.ExitCode.USAGE_ERROR
-    alone.stderr.fnmatch_lines([f"ERROR: {selection[0]}: selects sessions of sessions files, and *eval.jsonl is a journal, "
-                                "whose every record is shown; select records with -k or a node id"])
+    alone.stderr.fnmatch_lines(
+        [
+            f"ERROR: {selection[0]}: selects sessions of sessions files, and *eval.jsonl is a journal, "
+            "whose every record is shown; select records with -k or a node id"
+        ]
+    )
     beside = pytester.runpytest("--session-eval", str(metrics), "--session-eval", "eval.jsonl", *selection)
-    beside.stdout.fnmatch_lines([f"{selection[0]} selected sessions of the sessions files only: the journal(s) given as input show every record"])
+    beside.stdout.fnmatch_lines(
+        [
+            f"{selection[0]} selected sessions of the sessions files only: the journal(s) given as input show every record"
+        ]
+    )
 
 
-def test_an_ini_selection_gives_way_to_a_journal_given_alone_and_a_note_names_what_selected(pytester: pytest.Pytester, metrics: Path) -> None:
+def test_an_ini_selection_gives_way_to_a_journal_given_alone_and_a_note_names_what_selected(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
     journal_run(pytester, metrics)
     pytester.makeini("[pytest]\nsession_eval_since = 2026-07-01\nsession_eval_latest = true\n")
     alone = pytester.runpytest("--session-eval", "eval.jsonl")  # as in re-verification: the ini keys are left out
     assert alone.ret == pytest.ExitCode.TESTS_FAILED, alone.stderr.str()  # its records, shown
     alone.stdout.no_fnmatch_line("*selected sessions*")
-    beside = pytester.runpytest("--session-eval", str(metrics), "--session-eval", "eval.jsonl", "--session-eval-session", "a")
-    beside.stdout.fnmatch_lines(["--session-eval-session, ini key session_eval_since in *tox.ini selected sessions of the "
-                                 "sessions files only: the journal(s) given as input show every record"])
+    beside = pytester.runpytest(
+        "--session-eval", str(metrics), "--session-eval", "eval.jsonl", "--session-eval-session", "a"
+    )
+    beside.stdout.fnmatch_lines(
+        [
+            "--session-eval-session, ini key session_eval_since in *tox.ini selected sessions of the "
+            "sessions files only: the journal(s) given as input show every record"
+        ]
+    )
     typed = pytester.runpytest("--session-eval", "eval.jsonl", "--session-eval-session", "a")
     assert typed.ret == pytest.ExitCode.USAGE_ERROR
-    typed.stderr.fnmatch_lines(["ERROR: --session-eval-session: selects sessions of sessions files, and *eval.jsonl is a journal*"])
+    typed.stderr.fnmatch_lines(
+        ["ERROR: --session-eval-session: selects sessions of sessions files, and *eval.jsonl is a journal*"]
+    )
     overridden = pytester.runpytest("--session-eval", "eval.jsonl", "-o", "session_eval_since=2027-01-01")
     overridden.stderr.fnmatch_lines(["ERROR: -o session_eval_since: selects sessions of sessions files*"])
-    reverified = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "-o", "session_eval_latest=true")
+    reverified = pytester.runpytest(
+        "--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "-o", "session_eval_latest=true"
+    )
     reverified.stderr.fnmatch_lines(["ERROR: -o session_eval_latest: does not apply to re-verification*"])
     # -o clearing a key selects nothing: no refusal
     for cleared in ("session_eval_latest=false", "session_eval_since=", "session_eval_sessions="):
         assert pytester.runpytest("--session-eval", "eval.jsonl", "-o", cleared).ret == pytest.ExitCode.TESTS_FAILED
-        assert pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "-o", cleared).ret == pytest.ExitCode.OK
+        assert (
+            pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "-o", cleared).ret
+            == pytest.ExitCode.OK
+        )
     # ini keys are left out whatever they hold: a range that selects nothing, a value no date, keys at odds
-    for ini in ("session_eval_until = 2026-07-01\nsession_eval_since = 2026-08-01", "session_eval_since = soon",
-                "session_eval_latest = true\nsession_eval_sessions = x"):
+    for ini in (
+        "session_eval_until = 2026-07-01\nsession_eval_since = 2026-08-01",
+        "session_eval_since = soon",
+        "session_eval_latest = true\nsession_eval_sessions = x",
+    ):
         pytester.makeini(f"[pytest]\n{ini}\n")
         shown = pytester.runpytest("--session-eval", "eval.jsonl")
         assert shown.ret == pytest.ExitCode.TESTS_FAILED, shown.stderr.str()
@@ -708,20 +945,31 @@ def test_an_ini_selection_gives_way_to_a_journal_given_alone_and_a_note_names_wh
     (pytester.path / "tox.ini").unlink()
     (pytester.path / "pyproject.toml").write_text("[tool.pytest]\nsession_eval_since = 2026-07-25\n")
     assert pytester.runpytest("--session-eval", "eval.jsonl").ret == pytest.ExitCode.TESTS_FAILED
-    assert pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl").ret == pytest.ExitCode.OK
+    assert (
+        pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl").ret
+        == pytest.ExitCode.OK
+    )
 
 
 def test_re_verification_refuses_another_journal_given_as_input(pytester: pytest.Pytester, metrics: Path) -> None:
     journal_run(pytester, metrics)
     (pytester.path / "other.jsonl").write_bytes((pytester.path / "eval.jsonl").read_bytes())
-    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval", "other.jsonl", "--session-eval-verify", "eval.jsonl")
+    result = pytester.runpytest(
+        "--session-eval", str(metrics), "--session-eval", "other.jsonl", "--session-eval-verify", "eval.jsonl"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --session-eval: *other.jsonl: a journal given as input; re-verification shows only the "
-                                 "journal it re-verifies (--session-eval-verify): show this one in a run of its own"])
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: --session-eval: *other.jsonl: a journal given as input; re-verification shows only the "
+            "journal it re-verifies (--session-eval-verify): show this one in a run of its own"
+        ]
+    )
     # The journal re-verified, given as input too (by any spelling), is that same journal.
     (pytester.path / "link.jsonl").symlink_to(pytester.path / "eval.jsonl")
     for spelled in ("eval.jsonl", "link.jsonl"):
-        same = pytester.runpytest("--session-eval", str(metrics), "--session-eval", spelled, "--session-eval-verify", "eval.jsonl")
+        same = pytester.runpytest(
+            "--session-eval", str(metrics), "--session-eval", spelled, "--session-eval-verify", "eval.jsonl"
+        )
         assert same.ret == pytest.ExitCode.OK, same.stderr.str()
     # A journal the ini file lists is left out, as its selection keys are: not even read.
     with (pytester.path / "other.jsonl").open("a") as other:
@@ -733,65 +981,113 @@ def test_re_verification_refuses_another_journal_given_as_input(pytester: pytest
     # and it stays an input, which no report of the run may overwrite
     overwrite = pytester.runpytest("--session-eval-verify", "eval.jsonl", "--junitxml", "other.jsonl")
     assert overwrite.ret == pytest.ExitCode.USAGE_ERROR
-    overwrite.stderr.fnmatch_lines(["ERROR: *--junitxml*other.jsonl is a journal given to ini key session_eval_paths in *tox.ini of this run*"])
+    overwrite.stderr.fnmatch_lines(
+        ["ERROR: *--junitxml*other.jsonl is a journal given to ini key session_eval_paths in *tox.ini of this run*"]
+    )
     # Typed with -o, it is refused, named as given.
     pytester.makeini("[pytest]\n")
-    overridden = pytester.runpytest("--session-eval-verify", "eval.jsonl", "-o", f"session_eval_paths={metrics} other.jsonl")
-    overridden.stderr.fnmatch_lines(["ERROR: -o session_eval_paths: *other.jsonl: a journal given as input; re-verification shows "
-                                     "only the journal it re-verifies (--session-eval-verify)*"])
+    overridden = pytester.runpytest(
+        "--session-eval-verify", "eval.jsonl", "-o", f"session_eval_paths={metrics} other.jsonl"
+    )
+    overridden.stderr.fnmatch_lines(
+        [
+            "ERROR: -o session_eval_paths: *other.jsonl: a journal given as input; re-verification shows "
+            "only the journal it re-verifies (--session-eval-verify)*"
+        ]
+    )
 
 
-def test_records_sharing_a_run_id_are_items_of_their_own_and_each_is_counted(pytester: pytest.Pytester, metrics: Path) -> None:
+def test_records_sharing_a_run_id_are_items_of_their_own_and_each_is_counted(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
     journal_run(pytester, metrics)
     first, *_ = (pytester.path / "eval.jsonl").read_text().splitlines()
     drifted = json.loads(first)
     drifted["dimensions"][1]["status"] = "pass" if drifted["dimensions"][1]["status"] != "pass" else "fail"
     (pytester.path / "joined.jsonl").write_text(json.dumps(drifted) + "\n" + first + "\n")  # journals joined by hand
-    collected = [line for line in pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "joined.jsonl", "--co", "-q").stdout.lines if "::" in line]
+    collected = [
+        line
+        for line in pytester.runpytest(
+            "--session-eval", str(metrics), "--session-eval-verify", "joined.jsonl", "--co", "-q"
+        ).stdout.lines
+        if "::" in line
+    ]
     assert len(collected) == len(set(collected)) == 12
     assert any("@line-2[" in line for line in collected)
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "joined.jsonl")
     result.assert_outcomes(passed=11, failed=1)
-    result.stdout.fnmatch_lines(["re-verification: 9 stored verdict(s) reproduced, 1 not reproduced, 0 not re-verifiable (judge); 2 record(s)* reproduced, 0 not"])
+    result.stdout.fnmatch_lines(
+        [
+            "re-verification: 9 stored verdict(s) reproduced, 1 not reproduced, 0 not re-verifiable (judge); 2 record(s)* reproduced, 0 not"
+        ]
+    )
 
 
 @pytest.mark.parametrize("output", ["--session-eval-journal", "--session-eval-html"])
-def test_an_output_never_lands_where_the_events_file_is_looked_for(pytester: pytest.Pytester, project_metrics: MetricsWriter, output: str) -> None:
+def test_an_output_never_lands_where_the_events_file_is_looked_for(
+    pytester: pytest.Pytester, project_metrics: MetricsWriter, output: str
+) -> None:
     metrics = project_metrics([session("a")])  # no events file yet
-    result = pytester.runpytest("--session-eval", "metrics", "--session-eval-model-id", "m", output, "metrics/events.jsonl")
+    result = pytester.runpytest(
+        "--session-eval", "metrics", "--session-eval-model-id", "m", output, "metrics/events.jsonl"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*{output}: *events.jsonl is the events.jsonl beside a sessions file of this run*"])
     assert not (metrics / "events.jsonl").exists()
 
 
-def test_a_deterministic_verdict_stored_as_a_judge_verdict_is_an_invalid_record(pytester: pytest.Pytester, metrics: Path) -> None:
+def test_a_deterministic_verdict_stored_as_a_judge_verdict_is_an_invalid_record(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
     journal_run(pytester, metrics)
     first, second = (json.loads(line) for line in (pytester.path / "eval.jsonl").read_text().splitlines())
-    first["dimensions"][1].update(method="judge", advisory=True, calibration_status="uncalibrated")  # plan-fidelity hidden as advice
-    second["dimensions"].append({"id": "vibes", "method": "judge", "status": "pass", "evidence": "", "advisory": True, "calibration_status": "uncalibrated"})
+    first["dimensions"][1].update(
+        method="judge", advisory=True, calibration_status="uncalibrated"
+    )  # plan-fidelity hidden as advice
+    second["dimensions"].append(
+        {
+            "id": "vibes",
+            "method": "judge",
+            "status": "pass",
+            "evidence": "",
+            "advisory": True,
+            "calibration_status": "uncalibrated",
+        }
+    )
     (pytester.path / "altered.jsonl").write_text(json.dumps(first) + "\n" + json.dumps(second) + "\n")
-    for args in (("--session-eval", "altered.jsonl"), ("--session-eval", str(metrics), "--session-eval-verify", "altered.jsonl")):
+    for args in (
+        ("--session-eval", "altered.jsonl"),
+        ("--session-eval", str(metrics), "--session-eval-verify", "altered.jsonl"),
+    ):
         result = pytester.runpytest(*args, "-rf")
         result.assert_outcomes(failed=2)
-        result.stdout.fnmatch_lines_random([
-            "*altered.jsonl::line-1?invalid-record?*",
-            "*altered.jsonl::line-2?invalid-record?*",
-        ])
+        result.stdout.fnmatch_lines_random(
+            [
+                "*altered.jsonl::line-1?invalid-record?*",
+                "*altered.jsonl::line-2?invalid-record?*",
+            ]
+        )
         assert result.ret == pytest.ExitCode.TESTS_FAILED
     detail = pytester.runpytest("--session-eval", "altered.jsonl")
-    detail.stdout.fnmatch_lines_random([
-        "*dimensions[[]1[]]: 'plan-fidelity' is a deterministic dimension of rubric-v1, stored as a judge verdict*",
-        "*dimensions[[]5[]]: 'vibes' is not a judge dimension rubric-v1 pre-registers*",
-    ])
+    detail.stdout.fnmatch_lines_random(
+        [
+            "*dimensions[[]1[]]: 'plan-fidelity' is a deterministic dimension of rubric-v1, stored as a judge verdict*",
+            "*dimensions[[]5[]]: 'vibes' is not a judge dimension rubric-v1 pre-registers*",
+        ]
+    )
 
 
-def test_a_journal_as_input_is_summed_up_under_the_rubric_its_records_name(pytester: pytest.Pytester, metrics: Path) -> None:
+def test_a_journal_as_input_is_summed_up_under_the_rubric_its_records_name(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
     journal_run(pytester, metrics)
     records = [json.loads(line) for line in (pytester.path / "eval.jsonl").read_text().splitlines()]
     later = [dict(record, run_id=record["run_id"] + "-later", rubric_version="rubric-v9") for record in records]
     (pytester.path / "mixed.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [*records, *later]))
     pytester.runpytest("--session-eval", "mixed.jsonl").stdout.fnmatch_lines(["rubric-v9: 2 session(s) scored"])
-    pytester.runpytest("--session-eval", "mixed.jsonl", "--session-eval", str(metrics)).stdout.fnmatch_lines(["rubric-v1, rubric-v9: 4 session(s) scored*"])
+    pytester.runpytest("--session-eval", "mixed.jsonl", "--session-eval", str(metrics)).stdout.fnmatch_lines(
+        ["rubric-v1, rubric-v9: 4 session(s) scored*"]
+    )
 
 
 def test_a_rubric_version_from_a_journal_is_one_line_of_the_summary(pytester: pytest.Pytester, metrics: Path) -> None:
@@ -810,14 +1106,17 @@ def test_the_plugins_load_where_fcntl_is_missing_and_a_journal_run_says_why_it_c
     loads = "import sys; sys.modules['fcntl'] = None; import pytest_sessioneval.plugin.hooks, pytest_sessioneval.policy.plugin.hooks"
     assert subprocess.run([sys.executable, "-c", loads], capture_output=True, text=True).stderr == ""
     monkeypatch.setitem(sys.modules, "fcntl", None)
-    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-journal", "eval.jsonl", "--session-eval-model-id", "m")
+    result = pytester.runpytest(
+        "--session-eval", str(metrics), "--session-eval-journal", "eval.jsonl", "--session-eval-model-id", "m"
+    )
     result.stdout.fnmatch_lines(["*need POSIX file locking (fcntl)*"])
     assert result.ret == pytest.ExitCode.TESTS_FAILED and "Traceback" not in result.stdout.str() + result.stderr.str()
 
 
 def test_an_invalid_record_and_a_run_id_spelling_its_name_get_node_ids_of_their_own(pytester: pytest.Pytester) -> None:
     spelled = reference_record(
-        run_id="line-2", dimensions=[{"id": "invalid-record", "method": "deterministic", "status": "pass", "evidence": "e"}]
+        run_id="line-2",
+        dimensions=[{"id": "invalid-record", "method": "deterministic", "status": "pass", "evidence": "e"}],
     )
     (pytester.path / "eval.jsonl").write_text(json.dumps(spelled) + "\n" + '{"record_kind": "session-eval"}\n')
     result = pytester.runpytest("-p", "no:cacheprovider", "--session-eval", "eval.jsonl", "-v")
@@ -834,7 +1133,11 @@ def test_notes_in_a_journal_are_no_items_and_are_named_in_the_summary(
     # must not turn those into failed items.
     (pytester.path / "eval.jsonl").write_text('{"note": "hello"}\n{"record_kind": "other", "run_id": "x"}\n')
     journal_run(pytester, metrics)
-    args = ["--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl"] if mode == "--session-eval-verify" else ["--session-eval", "eval.jsonl"]
+    args = (
+        ["--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl"]
+        if mode == "--session-eval-verify"
+        else ["--session-eval", "eval.jsonl"]
+    )
     result = pytester.runpytest(*args)
     if mode == "--session-eval-verify":
         result.assert_outcomes(passed=12)
@@ -880,7 +1183,9 @@ def test_records_are_appended_only_to_a_journal_or_a_new_file(
     pytester: pytest.Pytester, metrics: Path, content: str, refused: bool
 ) -> None:
     (pytester.path / "out.txt").write_text(content)
-    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-journal", "out.txt", "--session-eval-model-id", "m")
+    result = pytester.runpytest(
+        "--session-eval", str(metrics), "--session-eval-journal", "out.txt", "--session-eval-model-id", "m"
+    )
     if refused:
         assert result.ret == pytest.ExitCode.USAGE_ERROR
         result.stderr.fnmatch_lines(["ERROR: --session-eval-journal: *out.txt: exists and is not an eval journal*"])

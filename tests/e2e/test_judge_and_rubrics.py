@@ -25,8 +25,24 @@ DETERMINISTIC = ["verification-evidence", "plan-fidelity", "gate-health", "proce
 def metrics(project_metrics: MetricsWriter) -> Path:
     return project_metrics(
         [
-            session("a", "2026-07-20T09:00:00Z", "2026-07-20T10:00:00Z", total_files_changed=1, effectiveness={"completion_rate": 1.0}, total_token_input=1000, total_token_output=200),
-            session("b", "2026-07-21T09:00:00Z", "2026-07-21T10:00:00Z", total_files_changed=1, effectiveness={"completion_rate": 0.9}, total_token_input=900000, total_token_output=1),
+            session(
+                "a",
+                "2026-07-20T09:00:00Z",
+                "2026-07-20T10:00:00Z",
+                total_files_changed=1,
+                effectiveness={"completion_rate": 1.0},
+                total_token_input=1000,
+                total_token_output=200,
+            ),
+            session(
+                "b",
+                "2026-07-21T09:00:00Z",
+                "2026-07-21T10:00:00Z",
+                total_files_changed=1,
+                effectiveness={"completion_rate": 0.9},
+                total_token_input=900000,
+                total_token_output=1,
+            ),
         ],
         [gate("2026-07-20T09:30:00Z", 0, "full-gate"), gate("2026-07-21T09:30:00Z", 0, "full-gate")],
     )
@@ -62,7 +78,9 @@ def test_the_judge_is_off_by_default(pytester: pytest.Pytester, metrics: Path) -
 
 def test_judge_items_are_advisory_and_never_fail_the_run(pytester: pytest.Pytester, metrics: Path) -> None:
     pytester.makeconftest(JUDGE)
-    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "-v", "-rxs", "-p", "no:randomly")
+    result = pytester.runpytest(
+        "--session-eval", str(metrics), "--session-eval-judge", "-v", "-rxs", "-p", "no:randomly"
+    )
     assert result.ret == pytest.ExitCode.OK
     result.assert_outcomes(passed=4 + 4 + 1, skipped=2 + 1, xfailed=1)
     result.stdout.fnmatch_lines_random(
@@ -81,11 +99,15 @@ def test_judge_items_are_advisory_and_never_fail_the_run(pytester: pytest.Pytest
     assert calls(pytester) == [{"session_id": s, "dimensions": DETERMINISTIC} for s in ("a", "b")]
     deterministic_only = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "-m", "not judge")
     deterministic_only.assert_outcomes(passed=8, skipped=2)
-    runxfail = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "--runxfail", "-m", "judge", "-rs")
+    runxfail = pytester.runpytest(
+        "--session-eval", str(metrics), "--session-eval-judge", "--runxfail", "-m", "judge", "-rs"
+    )
     assert runxfail.ret == pytest.ExitCode.OK
     runxfail.assert_outcomes(passed=1, skipped=2)  # a judge's fail is never shown as a pass
     # The skip names the session's place in the data, not a line of this package.
-    runxfail.stdout.fnmatch_lines(["SKIPPED [[]1[]] metrics/sessions.jsonl: fail (advisory, uncalibrated, not run under --runxfail): *"])
+    runxfail.stdout.fnmatch_lines(
+        ["SKIPPED [[]1[]] metrics/sessions.jsonl: fail (advisory, uncalibrated, not run under --runxfail): *"]
+    )
 
 
 @pytest.mark.parametrize(
@@ -114,8 +136,14 @@ def test_judges_are_asked_only_when_a_judge_item_can_run(
     # deterministic items.
     pytester.makeconftest(JUDGE)
     result = pytester.runpytest(
-        "--session-eval", str(metrics), "--session-eval-judge", "--session-eval-journal", "eval.jsonl",
-        "--session-eval-model-id", "m", *args,
+        "--session-eval",
+        str(metrics),
+        "--session-eval-judge",
+        "--session-eval-journal",
+        "eval.jsonl",
+        "--session-eval-model-id",
+        "m",
+        *args,
     )
     assert len(calls(pytester)) == (2 if asked else 0)
     assert result.ret != pytest.ExitCode.INTERNAL_ERROR
@@ -141,16 +169,49 @@ def test_judges_are_asked_only_when_a_judge_item_can_run(
         (("metrics", "metrics/sessions.jsonl::a"), ["a", "b"], None),  # what is collected differs from pytest 8.0 to 9
         (("test_other.py",), [], {"passed": 1}),  # the ini's data is not collected then
         # --deselect takes node id prefixes, of items, of a session or of the file
-        (("metrics", "--deselect", "metrics/sessions.jsonl::a[report-quality]"), ["a", "b"], {"passed": 9, "skipped": 3}),
-        (("metrics", "--deselect", "metrics/sessions.jsonl::a[report-quality]", "--deselect", "metrics/sessions.jsonl::a[instr"),
-         ["b"], {"passed": 8, "skipped": 3}),
+        (
+            ("metrics", "--deselect", "metrics/sessions.jsonl::a[report-quality]"),
+            ["a", "b"],
+            {"passed": 9, "skipped": 3},
+        ),
+        (
+            (
+                "metrics",
+                "--deselect",
+                "metrics/sessions.jsonl::a[report-quality]",
+                "--deselect",
+                "metrics/sessions.jsonl::a[instr",
+            ),
+            ["b"],
+            {"passed": 8, "skipped": 3},
+        ),
         (("metrics", "--deselect", "metrics/sessions.jsonl::a"), ["b"], {"passed": 4, "skipped": 2}),
         (("metrics", "--deselect", "metrics/sessions.jsonl"), [], {}),
-        (("metrics", "--deselect", "metrics/sessions.jsonl::a[gate-health]"), ["a", "b"], {"passed": 8, "skipped": 3, "xfailed": 1}),
-        (("metrics", "--deselect", "./metrics/sessions.jsonl::a"), ["a", "b"], {"passed": 9, "skipped": 3, "xfailed": 1}),  # no node id
-        (("metrics/sessions.jsonl::a", "--deselect", "metrics/sessions.jsonl::a[report"), ["a"], {"passed": 5, "skipped": 1}),
-        (("--rootdir", "metrics", "--deselect", "sessions.jsonl::b", "metrics"), ["a"], {"passed": 5, "skipped": 1, "xfailed": 1}),
-        (("--rootdir", "run", "--deselect", "../metrics/sessions.jsonl::b", "metrics"), ["a"], {"passed": 5, "skipped": 1, "xfailed": 1}),
+        (
+            ("metrics", "--deselect", "metrics/sessions.jsonl::a[gate-health]"),
+            ["a", "b"],
+            {"passed": 8, "skipped": 3, "xfailed": 1},
+        ),
+        (
+            ("metrics", "--deselect", "./metrics/sessions.jsonl::a"),
+            ["a", "b"],
+            {"passed": 9, "skipped": 3, "xfailed": 1},
+        ),  # no node id
+        (
+            ("metrics/sessions.jsonl::a", "--deselect", "metrics/sessions.jsonl::a[report"),
+            ["a"],
+            {"passed": 5, "skipped": 1},
+        ),
+        (
+            ("--rootdir", "metrics", "--deselect", "sessions.jsonl::b", "metrics"),
+            ["a"],
+            {"passed": 5, "skipped": 1, "xfailed": 1},
+        ),
+        (
+            ("--rootdir", "run", "--deselect", "../metrics/sessions.jsonl::b", "metrics"),
+            ["a"],
+            {"passed": 5, "skipped": 1, "xfailed": 1},
+        ),
     ],
 )
 def test_node_ids_ask_judges_only_about_the_sessions_whose_judge_items_they_select(
@@ -168,7 +229,9 @@ def test_node_ids_ask_judges_only_about_the_sessions_whose_judge_items_they_sele
     if not asked:
         result.stdout.fnmatch_lines(["judges: not asked, since no judge item runs in this run*"])
     elif len(asked) == 1:
-        result.stdout.fnmatch_lines(["judges: asked about 1 of 2 scored session(s); the paths, node ids, -m, -k and --deselect given*"])
+        result.stdout.fnmatch_lines(
+            ["judges: asked about 1 of 2 scored session(s); the paths, node ids, -m, -k and --deselect given*"]
+        )
     else:
         result.stdout.no_fnmatch_line("judges:*")
 
@@ -181,13 +244,27 @@ def test_node_ids_select_judged_sessions_by_their_escaped_names_also_under_xdist
         [gate("2026-07-20T09:30:00Z", 0, "full-gate")],
     )
     pytester.makeconftest(JUDGE.replace('== "a"', '.startswith("a")'))
-    serial = pytester.runpytest("metrics/sessions.jsonl::a\\x5b1\\x5d", "--session-eval", "metrics", "--session-eval-judge", "-p", "no:randomly", "-v")
+    serial = pytester.runpytest(
+        "metrics/sessions.jsonl::a\\x5b1\\x5d",
+        "--session-eval",
+        "metrics",
+        "--session-eval-judge",
+        "-p",
+        "no:randomly",
+        "-v",
+    )
     assert [call["session_id"] for call in calls(pytester)] == ["a[1]"]
     serial.assert_outcomes(passed=2, skipped=2, xfailed=3)  # three items judged
     (pytester.path / "judge-calls.jsonl").unlink()
     for run in (("-n", "2"), ()):
         result = pytester.runpytest(
-            "metrics/sessions.jsonl::\\xe4:\\x3ax[report-quality]", "--session-eval", "metrics", "--session-eval-judge", "-p", "no:randomly", *run
+            "metrics/sessions.jsonl::\\xe4:\\x3ax[report-quality]",
+            "--session-eval",
+            "metrics",
+            "--session-eval-judge",
+            "-p",
+            "no:randomly",
+            *run,
         )
         assert [call["session_id"] for call in calls(pytester)] == ["ä::x"]
         result.assert_outcomes(skipped=1)
@@ -219,7 +296,9 @@ def pytest_collection_modifyitems(config, items):
 """
 
 
-def selection_truth(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, option: str, expression: str, *args: str) -> list[str]:
+def selection_truth(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, option: str, expression: str, *args: str
+) -> list[str]:
     """The sessions whose judge items ``-k`` or ``-m`` (``option``) selects, by pytest (see TRUTH)."""
     (pytester.path / "truth.json").unlink(missing_ok=True)
     monkeypatch.setenv(f"{option[1].upper()}_TRUTH", expression)
@@ -248,7 +327,9 @@ def test_k_asks_judges_only_about_the_sessions_whose_judge_items_it_can_select(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, metrics: Path, keywords: str, asked: list[str]
 ) -> None:
     pytester.makeconftest(JUDGE)
-    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "-k", keywords, "-p", "no:randomly")
+    result = pytester.runpytest(
+        "--session-eval", str(metrics), "--session-eval-judge", "-k", keywords, "-p", "no:randomly"
+    )
     assert [call["session_id"] for call in calls(pytester)] == asked
     assert result.ret != pytest.ExitCode.INTERNAL_ERROR
     # No judge item that -k selects is missing from the run.
@@ -257,7 +338,9 @@ def test_k_asks_judges_only_about_the_sessions_whose_judge_items_it_can_select(
     assert set(selection_truth(pytester, monkeypatch, "-k", keywords, "--session-eval", str(metrics))) <= set(asked)
 
 
-@pytest.mark.parametrize(("keywords", "asked"), [("elsewhere", []), ("metrics", ["a", "b"]), ("not elsewhere", ["a", "b"])])
+@pytest.mark.parametrize(
+    ("keywords", "asked"), [("elsewhere", []), ("metrics", ["a", "b"]), ("not elsewhere", ["a", "b"])]
+)
 def test_k_reads_the_directories_pytest_walks_through_to_data_outside_the_rootdir(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, keywords: str, asked: list[str]
 ) -> None:
@@ -337,14 +420,23 @@ def test_k_reads_every_way_pytest_takes_to_a_file_it_collects_twice(
     pytester.makeini("[pytest]\nsession_eval_paths = data\n")
     pytester.syspathinsert()
     pytester.makepyfile(judge_plugin=JUDGE + TRUTH)
-    args = ("-p", "judge_plugin", "--keep-duplicates", "--confcutdir=data/x", ".", "data/sessions.jsonl")  # the rootdir, and the data file
+    args = (
+        "-p",
+        "judge_plugin",
+        "--keep-duplicates",
+        "--confcutdir=data/x",
+        ".",
+        "data/sessions.jsonl",
+    )  # the rootdir, and the data file
     pytester.runpytest("--session-eval-judge", "-k", "data/sess and s1", *args)
     assert [call["session_id"] for call in calls(pytester)] == ["s1"]
     assert selection_truth(pytester, monkeypatch, "-k", "data/sess and s1", *args) == ["s1"]
 
 
 @pytest.mark.parametrize("args", [("--session-eval", "metrics"), ("--policy-eval", "prompts.jsonl")])
-def test_without_pytests_skipping_plugin_a_run_is_a_usage_error(pytester: pytest.Pytester, metrics: Path, args: tuple[str, ...]) -> None:
+def test_without_pytests_skipping_plugin_a_run_is_a_usage_error(
+    pytester: pytest.Pytester, metrics: Path, args: tuple[str, ...]
+) -> None:
     # Skips and xfails are markers that plugin carries out: without it they would pass.
     (pytester.path / "prompts.jsonl").write_bytes((EXAMPLES / "policy" / "prompts.jsonl").read_bytes())
     result = pytester.runpytest(*args, "--session-eval-judge", "-p", "no:skipping")
@@ -385,13 +477,27 @@ def pytest_configure(config):
 def test_the_firewall_stamps_judge_fields_and_records_carry_them_last(pytester: pytest.Pytester, metrics: Path) -> None:
     pytester.makeconftest(JUDGE)
     pytester.runpytest(
-        "--session-eval", str(metrics), "--session-eval-judge", "--session-eval-journal", "eval.jsonl",
-        "--session-eval-model-id", "m", "--session-eval-timestamp", "2026-08-01T00:00:00Z",
+        "--session-eval",
+        str(metrics),
+        "--session-eval-judge",
+        "--session-eval-journal",
+        "eval.jsonl",
+        "--session-eval-model-id",
+        "m",
+        "--session-eval-timestamp",
+        "2026-08-01T00:00:00Z",
     )
     record = json.loads((pytester.path / "eval.jsonl").read_text().splitlines()[0])
-    assert [d["id"] for d in record["dimensions"]] == DETERMINISTIC + ["instruction-adherence", "report-quality"]
+    assert [d["id"] for d in record["dimensions"]] == [*DETERMINISTIC, "instruction-adherence", "report-quality"]
     adherence, quality = record["dimensions"][5:]
-    assert adherence == {"id": "instruction-adherence", "method": "judge", "status": "pass", "evidence": "followed the rules", "advisory": True, "calibration_status": "uncalibrated"}
+    assert adherence == {
+        "id": "instruction-adherence",
+        "method": "judge",
+        "status": "pass",
+        "evidence": "followed the rules",
+        "advisory": True,
+        "calibration_status": "uncalibrated",
+    }
     assert quality["score"] == 0.2 and quality["advisory"] is True
     assert all("advisory" not in d for d in record["dimensions"][:5])
     verify = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "-rs")
@@ -399,31 +505,63 @@ def test_the_firewall_stamps_judge_fields_and_records_carry_them_last(pytester: 
     verify.stdout.fnmatch_lines(["*judge dimension: advisory and not re-verifiable*"])
 
 
-def test_a_session_whose_judge_items_alone_ran_is_journaled_drawn_and_counted(pytester: pytest.Pytester, metrics: Path) -> None:
+def test_a_session_whose_judge_items_alone_ran_is_journaled_drawn_and_counted(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
     pytester.makeconftest(JUDGE)
     result = pytester.runpytest(
-        "--session-eval", str(metrics), "--session-eval-judge", "-m", "judge", "--session-eval-journal", "eval.jsonl",
-        "--session-eval-model-id", "m", "--session-eval-timestamp", "2026-08-01T00:00:00Z", "--session-eval-html", "page.html",
+        "--session-eval",
+        str(metrics),
+        "--session-eval-judge",
+        "-m",
+        "judge",
+        "--session-eval-journal",
+        "eval.jsonl",
+        "--session-eval-model-id",
+        "m",
+        "--session-eval-timestamp",
+        "2026-08-01T00:00:00Z",
+        "--session-eval-html",
+        "page.html",
     )
     scored = len({json.loads(line)["session_id"] for line in (pytester.path / "eval.jsonl").read_text().splitlines()})
     assert scored > 0
-    result.stdout.fnmatch_lines([f"rubric-v1: {scored} session(s) scored*", "journal eval.jsonl: {scored} record(s) appended*".replace("{scored}", str(scored))])
+    result.stdout.fnmatch_lines(
+        [
+            f"rubric-v1: {scored} session(s) scored*",
+            "journal eval.jsonl: {scored} record(s) appended*".replace("{scored}", str(scored)),
+        ]
+    )
     assert "Sessions (0)" not in (pytester.path / "page.html").read_text()
 
 
 @pytest.mark.parametrize(
     ("answer", "message"),
     [
-        ('[{"id": "plan-fidelity", "status": "pass", "evidence": ""}]', "*'plan-fidelity' is a deterministic dimension of rubric-v1*"),
-        ('[{"id": "vibes", "status": "pass", "evidence": ""}]', '*"vibes" is not a judge dimension rubric-v1 pre-registers*'),
+        (
+            '[{"id": "plan-fidelity", "status": "pass", "evidence": ""}]',
+            "*'plan-fidelity' is a deterministic dimension of rubric-v1*",
+        ),
+        (
+            '[{"id": "vibes", "status": "pass", "evidence": ""}]',
+            '*"vibes" is not a judge dimension rubric-v1 pre-registers*',
+        ),
         ('[{"id": "report-quality", "status": "great", "evidence": ""}]', '*status "great" is not one of*'),
         ('[{"id": "report-quality", "status": "pass", "evidence": None}]', "*evidence must be a string*"),
-        ('[{"id": "report-quality", "status": "pass", "evidence": "", "score": "9"}]', '*score must be a finite number (integers of at most 64 bits) or null, got "9"*'),
-        ('[{"id": "report-quality", "status": "pass", "evidence": "", "score": 10**5000}]', "*score must be a finite number*got an integer of 16610 bits*"),
+        (
+            '[{"id": "report-quality", "status": "pass", "evidence": "", "score": "9"}]',
+            '*score must be a finite number (integers of at most 64 bits) or null, got "9"*',
+        ),
+        (
+            '[{"id": "report-quality", "status": "pass", "evidence": "", "score": 10**5000}]',
+            "*score must be a finite number*got an integer of 16610 bits*",
+        ),
         ('{"id": "report-quality"}', "*returned dict; expected a list of verdicts or None*"),
     ],
 )
-def test_judge_contract_violations_name_the_plugin(pytester: pytest.Pytester, metrics: Path, answer: str, message: str) -> None:
+def test_judge_contract_violations_name_the_plugin(
+    pytester: pytest.Pytester, metrics: Path, answer: str, message: str
+) -> None:
     pytester.makeconftest(f"def pytest_sessioneval_judge(record):\n    return {answer}\n")
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -431,7 +569,9 @@ def test_judge_contract_violations_name_the_plugin(pytester: pytest.Pytester, me
 
 
 @pytest.mark.parametrize("timeout", [(), ("--session-eval-judge-timeout", "5")])
-def test_a_judge_that_exits_is_an_infrastructure_failure_too(pytester: pytest.Pytester, metrics: Path, timeout: tuple[str, ...]) -> None:
+def test_a_judge_that_exits_is_an_infrastructure_failure_too(
+    pytester: pytest.Pytester, metrics: Path, timeout: tuple[str, ...]
+) -> None:
     pytester.makeconftest("import sys\ndef pytest_sessioneval_judge(record):\n    sys.exit(3)\n")
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", *timeout, "-rx")
     assert result.ret == pytest.ExitCode.OK
@@ -439,7 +579,9 @@ def test_a_judge_that_exits_is_an_infrastructure_failure_too(pytester: pytest.Py
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
 
 
-def test_a_judge_that_raises_or_times_out_is_an_infrastructure_failure(pytester: pytest.Pytester, metrics: Path) -> None:
+def test_a_judge_that_raises_or_times_out_is_an_infrastructure_failure(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
     pytester.makeconftest(
         "import time\n"
         "def pytest_sessioneval_judge(record):\n"
@@ -447,7 +589,9 @@ def test_a_judge_that_raises_or_times_out_is_an_infrastructure_failure(pytester:
         "        raise ConnectionError('judge endpoint unreachable')\n"
         "    time.sleep(5)\n"
     )
-    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "--session-eval-judge-timeout", "0.2", "-rx")
+    result = pytester.runpytest(
+        "--session-eval", str(metrics), "--session-eval-judge", "--session-eval-judge-timeout", "0.2", "-rx"
+    )
     assert result.ret == pytest.ExitCode.OK
     result.assert_outcomes(passed=8, skipped=2, xfailed=4)
     result.stdout.fnmatch_lines_random(
@@ -457,7 +601,9 @@ def test_a_judge_that_raises_or_times_out_is_an_infrastructure_failure(pytester:
         ]
     )
     for bad in ("soon", "inf", "1e10", "nan", "-1", "1_0", "\uff15", ""):  # (float() takes "1_0" and a full-width 5)
-        bad_timeout = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "--session-eval-judge-timeout", bad)
+        bad_timeout = pytester.runpytest(
+            "--session-eval", str(metrics), "--session-eval-judge", "--session-eval-judge-timeout", bad
+        )
         assert bad_timeout.ret == pytest.ExitCode.USAGE_ERROR, bad
         bad_timeout.stderr.fnmatch_lines(["ERROR: --session-eval-judge-timeout: *"])
 
@@ -475,25 +621,65 @@ def test_the_human_verdict_judge_example(pytester: pytest.Pytester) -> None:
     judge, metrics = copy_example(pytester.path, "judge"), copy_example(pytester.path, "metrics")
     pytester.syspathinsert(judge)
     result = pytester.runpytest(
-        "-p", "human_judge", "--human-verdicts", str(judge / "human-verdicts.jsonl"),
-        "--session-eval", str(metrics), "--session-eval-judge", "-m", "judge", "-v",
+        "-p",
+        "human_judge",
+        "--human-verdicts",
+        str(judge / "human-verdicts.jsonl"),
+        "--session-eval",
+        str(metrics),
+        "--session-eval-judge",
+        "-m",
+        "judge",
+        "-v",
     )
     result.assert_outcomes(passed=2, skipped=1, xfailed=2)
-    result.stdout.fnmatch_lines_random(["*main-2026-07-21-session-1?instruction-adherence? XFAIL*", "*main-2026-07-20-session-1?report-quality? PASSED*"])
+    result.stdout.fnmatch_lines_random(
+        [
+            "*main-2026-07-21-session-1?instruction-adherence? XFAIL*",
+            "*main-2026-07-20-session-1?report-quality? PASSED*",
+        ]
+    )
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--human-verdicts", "missing.jsonl", "--session-eval", "metrics"), "ERROR: --human-verdicts: missing.jsonl: cannot be read*"),
-        (("--human-verdicts", "list.jsonl", "--session-eval", "metrics"), "ERROR: --human-verdicts: list.jsonl:1: not a verdict*"),
-        (("--human-verdicts", "id.jsonl", "--session-eval", "metrics"), "ERROR: --human-verdicts: id.jsonl:1: not a verdict*"),
-        (("--human-verdicts", "deep.jsonl", "--session-eval", "metrics"), "ERROR: --human-verdicts: deep.jsonl:1: not a verdict*"),
-        (("--human-verdicts", "judge/human-verdicts.jsonl", "--session-eval", "missing"), "ERROR: --session-eval: *missing*"),
-        (("--human-verdicts", "judge/human-verdicts.jsonl", "--session-eval", "metrics", "--session-eval-since", "2026-13-01"), "ERROR: --session-eval-since*"),
+        (
+            ("--human-verdicts", "missing.jsonl", "--session-eval", "metrics"),
+            "ERROR: --human-verdicts: missing.jsonl: cannot be read*",
+        ),
+        (
+            ("--human-verdicts", "list.jsonl", "--session-eval", "metrics"),
+            "ERROR: --human-verdicts: list.jsonl:1: not a verdict*",
+        ),
+        (
+            ("--human-verdicts", "id.jsonl", "--session-eval", "metrics"),
+            "ERROR: --human-verdicts: id.jsonl:1: not a verdict*",
+        ),
+        (
+            ("--human-verdicts", "deep.jsonl", "--session-eval", "metrics"),
+            "ERROR: --human-verdicts: deep.jsonl:1: not a verdict*",
+        ),
+        (
+            ("--human-verdicts", "judge/human-verdicts.jsonl", "--session-eval", "missing"),
+            "ERROR: --session-eval: *missing*",
+        ),
+        (
+            (
+                "--human-verdicts",
+                "judge/human-verdicts.jsonl",
+                "--session-eval",
+                "metrics",
+                "--session-eval-since",
+                "2026-13-01",
+            ),
+            "ERROR: --session-eval-since*",
+        ),
     ],
 )
-def test_the_human_verdict_judge_example_keeps_usage_errors_plain(pytester: pytest.Pytester, args: tuple[str, ...], message: str) -> None:
+def test_the_human_verdict_judge_example_keeps_usage_errors_plain(
+    pytester: pytest.Pytester, args: tuple[str, ...], message: str
+) -> None:
     pytester.makeini("[pytest]\n")
     (pytester.path / "list.jsonl").write_text("[1, 2]\n")
     (pytester.path / "id.jsonl").write_text('{"session_id": ["x"]}\n')
@@ -512,23 +698,49 @@ def load_token_budget(pytester: pytest.Pytester) -> None:
 
 def test_the_token_budget_rubric_example(pytester: pytest.Pytester, metrics: Path) -> None:
     load_token_budget(pytester)
-    result = pytester.runpytest("-p", "token_budget", "--session-eval", str(metrics), "--session-eval-rubric", "token-budget-v1", "-k", "token-budget", "-v")
+    result = pytester.runpytest(
+        "-p",
+        "token_budget",
+        "--session-eval",
+        str(metrics),
+        "--session-eval-rubric",
+        "token-budget-v1",
+        "-k",
+        "token-budget",
+        "-v",
+    )
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["*b?token-budget? FAILED*", "*900001 tokens (input 900000 + output 1) > budget 300000*"])
+    result.stdout.fnmatch_lines(
+        ["*b?token-budget? FAILED*", "*900001 tokens (input 900000 + output 1) > budget 300000*"]
+    )
     result.stdout.fnmatch_lines(["token-budget-v1: 2 session(s) scored"])
 
 
-def test_a_journal_of_two_rubric_versions_verifies_each_record_with_its_own(pytester: pytest.Pytester, metrics: Path) -> None:
+def test_a_journal_of_two_rubric_versions_verifies_each_record_with_its_own(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
     load_token_budget(pytester)
-    base = ("-p", "token_budget", "--session-eval", str(metrics), "--session-eval-journal", "eval.jsonl",
-            "--session-eval-model-id", "m")
+    base = (
+        "-p",
+        "token_budget",
+        "--session-eval",
+        str(metrics),
+        "--session-eval-journal",
+        "eval.jsonl",
+        "--session-eval-model-id",
+        "m",
+    )
     pytester.runpytest(*base, "--session-eval-timestamp", "2026-08-01T00:00:00Z")
-    pytester.runpytest(*base, "--session-eval-timestamp", "2026-08-02T00:00:00Z", "--session-eval-rubric", "token-budget-v1")
+    pytester.runpytest(
+        *base, "--session-eval-timestamp", "2026-08-02T00:00:00Z", "--session-eval-rubric", "token-budget-v1"
+    )
     records = [json.loads(line) for line in (pytester.path / "eval.jsonl").read_text().splitlines()]
     assert sorted({r["rubric_version"] for r in records}) == ["rubric-v1", "token-budget-v1"]
     stored = sum(len(r["dimensions"]) for r in records)
     for chosen in ((), ("--session-eval-rubric", "token-budget-v1")):  # whichever the run names
-        verify = pytester.runpytest("-p", "token_budget", "--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", *chosen)
+        verify = pytester.runpytest(
+            "-p", "token_budget", "--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", *chosen
+        )
         assert verify.ret == pytest.ExitCode.OK, verify.stdout.str()
         verify.assert_outcomes(passed=stored + len(records))  # and each record's own fields
 
@@ -537,8 +749,20 @@ def test_a_custom_rubric_is_bound_to_its_text_in_the_journal(pytester: pytest.Py
     load_token_budget(pytester)
     text = EXAMPLES / "rubrics" / "token-budget-v1.md"
     digest = hashlib.sha256(text.read_bytes()).hexdigest()
-    args = ("-p", "token_budget", "--session-eval", str(metrics), "--session-eval-rubric", "token-budget-v1",
-            "--session-eval-journal", "eval.jsonl", "--session-eval-model-id", "m", "--session-eval-timestamp", "2026-08-01T00:00:00Z")
+    args = (
+        "-p",
+        "token_budget",
+        "--session-eval",
+        str(metrics),
+        "--session-eval-rubric",
+        "token-budget-v1",
+        "--session-eval-journal",
+        "eval.jsonl",
+        "--session-eval-model-id",
+        "m",
+        "--session-eval-timestamp",
+        "2026-08-01T00:00:00Z",
+    )
     pytester.runpytest(*args)
     records = [json.loads(line) for line in (pytester.path / "eval.jsonl").read_text().splitlines()]
     assert {(r["rubric_version"], r["provenance"]["rubric_sha256"]) for r in records} == {("token-budget-v1", digest)}
@@ -547,8 +771,12 @@ def test_a_custom_rubric_is_bound_to_its_text_in_the_journal(pytester: pytest.Py
     (pytester.path / "eval.jsonl").write_text(json.dumps(edited) + "\n")
     refused = pytester.runpytest(*args)
     assert refused.ret == pytest.ExitCode.TESTS_FAILED
-    refused.stdout.fnmatch_lines(["*REFUSED*binds token-budget-v1 to rubric_sha256 ffff*the rubric was edited in place*"])
-    verify = pytester.runpytest("-p", "token_budget", "--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
+    refused.stdout.fnmatch_lines(
+        ["*REFUSED*binds token-budget-v1 to rubric_sha256 ffff*the rubric was edited in place*"]
+    )
+    verify = pytester.runpytest(
+        "-p", "token_budget", "--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl"
+    )
     verify.stdout.fnmatch_lines(["*stored rubric_sha256 ffff* differs from the current token-budget-v1 text*"])
 
 
@@ -565,10 +793,16 @@ def pytest_sessioneval_rubrics():
 """
 
 
-@pytest.mark.parametrize("report", [("--junitxml=r.md",), ("--json-report", "--json-report-file=r.md"), ("--session-eval-html", "r.md")])
-def test_no_report_of_the_run_replaces_a_rubric_text(pytester: pytest.Pytester, metrics: Path, report: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    "report", [("--junitxml=r.md",), ("--json-report", "--json-report-file=r.md"), ("--session-eval-html", "r.md")]
+)
+def test_no_report_of_the_run_replaces_a_rubric_text(
+    pytester: pytest.Pytester, metrics: Path, report: tuple[str, ...]
+) -> None:
     # The text's sha256 goes into every record: written over, the next records would not verify.
-    pytester.makeconftest(RUBRIC_PLUGIN.format(rubric='Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", "")),))'))
+    pytester.makeconftest(
+        RUBRIC_PLUGIN.format(rubric='Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", "")),))')
+    )
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-rubric", "mine", *report)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: *r.md is the text of rubric mine of this run*"])
@@ -578,40 +812,78 @@ def test_no_report_of_the_run_replaces_a_rubric_text(pytester: pytest.Pytester, 
 @pytest.mark.parametrize(
     ("rubric", "message"),
     [
-        ('Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("great", "")),))', "*scorer of 'x' returned*status among pass, fail, not-applicable, cannot-determine*"),
+        (
+            'Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("great", "")),))',
+            "*scorer of 'x' returned*status among pass, fail, not-applicable, cannot-determine*",
+        ),
         ('Rubric("mine", TEXT, (Dimension("x", lambda c: "pass"),))', "*scorer of 'x' returned 'pass'*"),
-        ('Rubric("mine", TEXT, (Dimension("x", lambda c: None), Dimension("x", lambda c: None)))', "*dimension ids collide: x*"),
+        (
+            'Rubric("mine", TEXT, (Dimension("x", lambda c: None), Dimension("x", lambda c: None)))',
+            "*dimension ids collide: x*",
+        ),
         ('Rubric("mine", TEXT, (Dimension("x", lambda c: None),), judge_ids=("x",))', "*dimension ids collide: x*"),
-        ('Rubric("rubric-v1", TEXT, (Dimension("x", lambda c: Verdict("pass", "")),))', "*rubric 'rubric-v1' is already registered*"),
-        ('Rubric("mine", TEXT.with_name("missing.md"), (Dimension("x", lambda c: Verdict("pass", "")),))', "*rubric text *missing.md not found*"),
+        (
+            'Rubric("rubric-v1", TEXT, (Dimension("x", lambda c: Verdict("pass", "")),))',
+            "*rubric 'rubric-v1' is already registered*",
+        ),
+        (
+            'Rubric("mine", TEXT.with_name("missing.md"), (Dimension("x", lambda c: Verdict("pass", "")),))',
+            "*rubric text *missing.md not found*",
+        ),
         ('"not a rubric"', "*registered 'not a rubric', not a Rubric*"),
-        ('Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", c.record["nope"])),))',
-         "*metrics/sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' raised KeyError: 'nope'*"),
-        ('Rubric("mine", TEXT, (Dimension("x", lambda c: exec("raise SystemExit(3)")),))',
-         "*metrics/sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' raised SystemExit: 3*"),
-        ('Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", "e", score="high"), scored=True),))',
-         "*sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' returned*a finite number or None as score*"),
-        ('Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", "e", score=float("inf")), scored=True),))',
-         "*sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' returned*a finite number or None as score*"),
-        ('Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("fail", 42)),))',
-         "*sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' returned*evidence text*"),
+        (
+            'Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", c.record["nope"])),))',
+            "*metrics/sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' raised KeyError: 'nope'*",
+        ),
+        (
+            'Rubric("mine", TEXT, (Dimension("x", lambda c: exec("raise SystemExit(3)")),))',
+            "*metrics/sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' raised SystemExit: 3*",
+        ),
+        (
+            'Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", "e", score="high"), scored=True),))',
+            "*sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' returned*a finite number or None as score*",
+        ),
+        (
+            'Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", "e", score=float("inf")), scored=True),))',
+            "*sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' returned*a finite number or None as score*",
+        ),
+        (
+            'Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("fail", 42)),))',
+            "*sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' returned*evidence text*",
+        ),
         # a scorer's exception whose str() raises, an answer whose repr() raises: told, no crash
-        ('Rubric("mine", TEXT, (Dimension("x", lambda c: (_ for _ in ()).throw(type("Untold", (Exception,), {"__str__": lambda e: 1 / 0})())),))',
-         "*sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' raised Untold: <exception str() failed>*"),
-        ('Rubric("mine", TEXT, (Dimension("x", lambda c: type("Odd", (), {"__repr__": lambda o: 1 / 0})()),))',
-         "*sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' returned (a value of type Odd that cannot be shown); *"),
-        ('Rubric("mine", TEXT, (Dimension(5, lambda c: Verdict("pass", "e")),))', "*a dimension id must be a string that is not blank, not 5*"),
+        (
+            'Rubric("mine", TEXT, (Dimension("x", lambda c: (_ for _ in ()).throw(type("Untold", (Exception,), {"__str__": lambda e: 1 / 0})())),))',
+            "*sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' raised Untold: <exception str() failed>*",
+        ),
+        (
+            'Rubric("mine", TEXT, (Dimension("x", lambda c: type("Odd", (), {"__repr__": lambda o: 1 / 0})()),))',
+            "*sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' returned (a value of type Odd that cannot be shown); *",
+        ),
+        (
+            'Rubric("mine", TEXT, (Dimension(5, lambda c: Verdict("pass", "e")),))',
+            "*a dimension id must be a string that is not blank, not 5*",
+        ),
         ('Rubric("mine", TEXT, [lambda c: None])', "*dimensions must be a tuple of Dimension objects*"),
         ('Rubric("mine", 5, ())', "*text_path must be a path, not 5*"),
         ('Rubric("mine", TEXT, ())', "*rubric 'mine': a rubric needs at least one deterministic dimension*"),
-        ('Rubric("mine", TEXT, (Dimension("x", lambda c: pytest.skip("later")),))',
-         "*sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' raised Skipped: later*"),
-        ('Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", str(c.events.count("orchestrator.quality_gate.passed", c.window)))),))',
-         "*scorer of 'x' raised ValueError: count() counts orchestrator.destructive_guard.blocked and orchestrator.loop.warning events, not *"),
-        ('Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", "")),))', None),  # (a single Rubric, not a list: see below)
+        (
+            'Rubric("mine", TEXT, (Dimension("x", lambda c: pytest.skip("later")),))',
+            "*sessions.jsonl:1 (session 'a'): rubric 'mine': scorer of 'x' raised Skipped: later*",
+        ),
+        (
+            'Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", str(c.events.count("orchestrator.quality_gate.passed", c.window)))),))',
+            "*scorer of 'x' raised ValueError: count() counts orchestrator.destructive_guard.blocked and orchestrator.loop.warning events, not *",
+        ),
+        (
+            'Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", "")),))',
+            None,
+        ),  # (a single Rubric, not a list: see below)
     ],
 )
-def test_broken_rubrics_are_usage_errors(pytester: pytest.Pytester, metrics: Path, rubric: str, message: str | None) -> None:
+def test_broken_rubrics_are_usage_errors(
+    pytester: pytest.Pytester, metrics: Path, rubric: str, message: str | None
+) -> None:
     if message is None:  # the hook returns one Rubric instead of a list of them
         pytester.makeconftest(RUBRIC_PLUGIN.format(rubric=rubric).replace(f"return [{rubric}]", f"return {rubric}"))
         message = "*plugin * returned Rubric(*; expected a list of Rubric objects*"
@@ -629,7 +901,10 @@ def test_broken_rubrics_are_usage_errors(pytester: pytest.Pytester, metrics: Pat
         (("--session-eval-rubric", "rubric-v7"), "*unknown rubric 'rubric-v7' (registered: rubric-v1)*"),
         # typed empty, a value is not left out: it names no rubric, no model source
         (("--session-eval-rubric", ""), "*unknown rubric '' (registered: rubric-v1)*"),
-        (("--session-eval-model-source", ""), "*--session-eval-model-source: '' is not one of self-report, env, config*"),
+        (
+            ("--session-eval-model-source", ""),
+            "*--session-eval-model-source: '' is not one of self-report, env, config*",
+        ),
     ],
 )
 def test_an_unknown_rubric_version_or_model_source_is_a_usage_error(
@@ -638,10 +913,15 @@ def test_an_unknown_rubric_version_or_model_source_is_a_usage_error(
     result = pytester.runpytest("--session-eval", str(metrics), *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([message])
-    assert pytester.runpytest("--session-eval", str(metrics), "-o", f"{args[0][2:].replace('-', '_')}=").ret == pytest.ExitCode.OK  # cleared: the default
+    assert (
+        pytester.runpytest("--session-eval", str(metrics), "-o", f"{args[0][2:].replace('-', '_')}=").ret
+        == pytest.ExitCode.OK
+    )  # cleared: the default
 
 
-def test_a_record_the_schema_refuses_is_named_and_the_others_are_written(pytester: pytest.Pytester, metrics: Path) -> None:
+def test_a_record_the_schema_refuses_is_named_and_the_others_are_written(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
     # A custom scored dimension answering a score beyond 64 bits for one session: its record
     # cannot be written; the run says which, fails, and still appends every other session's record.
     rubric = (
@@ -650,26 +930,53 @@ def test_a_record_the_schema_refuses_is_named_and_the_others_are_written(pyteste
     )
     pytester.makeconftest(RUBRIC_PLUGIN.format(rubric=rubric))
     result = pytester.runpytest(
-        "--session-eval", str(metrics), "--session-eval-rubric", "mine", "--session-eval-journal", "eval.jsonl",
-        "--session-eval-model-id", "m", "--session-eval-timestamp", "2026-08-01T00:00:00Z",
+        "--session-eval",
+        str(metrics),
+        "--session-eval-rubric",
+        "mine",
+        "--session-eval-journal",
+        "eval.jsonl",
+        "--session-eval-model-id",
+        "m",
+        "--session-eval-timestamp",
+        "2026-08-01T00:00:00Z",
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["*NOT WRITTEN *sessions.jsonl:*: the record of session 'b' is invalid: dimensions?0?.score: must be an integer of at most 64 bits*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*NOT WRITTEN *sessions.jsonl:*: the record of session 'b' is invalid: dimensions?0?.score: must be an integer of at most 64 bits*"
+        ]
+    )
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
     written = [json.loads(line)["session_id"] for line in (pytester.path / "eval.jsonl").read_text().splitlines()]
     assert written and "b" not in written
 
 
-def test_huge_or_infinite_custom_scores_never_crash_the_page_or_the_judge(pytester: pytest.Pytester, metrics: Path) -> None:
+def test_huge_or_infinite_custom_scores_never_crash_the_page_or_the_judge(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
     for score, extra, message in (
         ("10**5000", ("--session-eval-html", "page.html"), None),
-        ("2**64", ("--session-eval-judge",), "*--session-eval-judge: *sessions.jsonl:*: the record of session * which a judge reads, is invalid: dimensions?0?.score: must be an integer of at most 64 bits*"),
-        ('float("inf")', ("--session-eval-judge",), "*--session-eval-rubric: *scorer of 'x' returned*a finite number or None as score*"),
+        (
+            "2**64",
+            ("--session-eval-judge",),
+            "*--session-eval-judge: *sessions.jsonl:*: the record of session * which a judge reads, is invalid: dimensions?0?.score: must be an integer of at most 64 bits*",
+        ),
+        (
+            'float("inf")',
+            ("--session-eval-judge",),
+            "*--session-eval-rubric: *scorer of 'x' returned*a finite number or None as score*",
+        ),
     ):
         rubric = f'Rubric("mine", TEXT, (Dimension("x", lambda c: Verdict("pass", "e", {score}), scored=True),), judge_ids=("j",))'
-        pytester.makeconftest(RUBRIC_PLUGIN.format(rubric=rubric) + "\ndef pytest_sessioneval_judge(record):\n    return []\n")
+        pytester.makeconftest(
+            RUBRIC_PLUGIN.format(rubric=rubric) + "\ndef pytest_sessioneval_judge(record):\n    return []\n"
+        )
         result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-rubric", "mine", *extra)
-        assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str() and "Traceback" not in result.stdout.str() + result.stderr.str()
+        assert (
+            "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+            and "Traceback" not in result.stdout.str() + result.stderr.str()
+        )
         if message is None:
             assert result.ret == pytest.ExitCode.OK
             assert "(an integer of about 5000 digits)" in (pytester.path / "page.html").read_text()
@@ -678,7 +985,9 @@ def test_huge_or_infinite_custom_scores_never_crash_the_page_or_the_judge(pytest
             result.stderr.fnmatch_lines([message])
 
 
-def test_a_journal_as_input_counts_each_session_by_its_latest_record_judge_verdicts_included(pytester: pytest.Pytester, metrics: Path) -> None:
+def test_a_journal_as_input_counts_each_session_by_its_latest_record_judge_verdicts_included(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
     pytester.makeconftest(JUDGE)
     base = ("--session-eval", str(metrics), "--session-eval-journal", "eval.jsonl", "--session-eval-model-id", "m")
     pytester.runpytest(*base, "--session-eval-judge", "--session-eval-timestamp", "2026-08-01T00:00:00Z")
@@ -708,27 +1017,41 @@ def test_a_judge_raising_anything_but_an_interrupt_is_an_infrastructure_failure(
 
 
 @pytest.mark.parametrize("hook", ["pytest_sessioneval_judge(record)", "pytest_sessioneval_rubrics()"])
-def test_an_exception_that_cannot_be_told_from_a_judge_or_rubrics_hook_is_no_crash(pytester: pytest.Pytester, metrics: Path, hook: str) -> None:
-    pytester.makeconftest(f"class Untold(Exception):\n    def __str__(self):\n        raise RuntimeError('no words')\ndef {hook}:\n    raise Untold()\n")
+def test_an_exception_that_cannot_be_told_from_a_judge_or_rubrics_hook_is_no_crash(
+    pytester: pytest.Pytester, metrics: Path, hook: str
+) -> None:
+    pytester.makeconftest(
+        f"class Untold(Exception):\n    def __str__(self):\n        raise RuntimeError('no words')\ndef {hook}:\n    raise Untold()\n"
+    )
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "-m", "judge", "-rx")
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
     if hook.startswith("pytest_sessioneval_judge"):  # an infrastructure failure of the judge
         assert result.ret == pytest.ExitCode.OK
-        result.stdout.fnmatch_lines(["*Judge infrastructure failure: judge plugin * raised Untold: <exception str() failed>*"])
+        result.stdout.fnmatch_lines(
+            ["*Judge infrastructure failure: judge plugin * raised Untold: <exception str() failed>*"]
+        )
     else:  # a plugin that cannot register its rubrics
         assert result.ret == pytest.ExitCode.USAGE_ERROR
         result.stderr.fnmatch_lines(["*its pytest_sessioneval_rubrics raised Untold: <exception str() failed>*"])
 
 
 @pytest.mark.parametrize("answer", ["[Odd()]", "Odd()"])
-def test_a_rubrics_answer_that_cannot_be_shown_is_a_usage_error_not_a_crash(pytester: pytest.Pytester, metrics: Path, answer: str) -> None:
-    pytester.makeconftest(f"class Odd:\n    def __repr__(self):\n        raise RuntimeError('no repr')\ndef pytest_sessioneval_rubrics():\n    return {answer}\n")
+def test_a_rubrics_answer_that_cannot_be_shown_is_a_usage_error_not_a_crash(
+    pytester: pytest.Pytester, metrics: Path, answer: str
+) -> None:
+    pytester.makeconftest(
+        f"class Odd:\n    def __repr__(self):\n        raise RuntimeError('no repr')\ndef pytest_sessioneval_rubrics():\n    return {answer}\n"
+    )
     result = pytester.runpytest("--session-eval", str(metrics))
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --session-eval-rubric: plugin '*conftest.py' *(a value of type Odd that cannot be shown)*"])
+    result.stderr.fnmatch_lines(
+        ["ERROR: --session-eval-rubric: plugin '*conftest.py' *(a value of type Odd that cannot be shown)*"]
+    )
 
 
-def test_a_judge_answer_that_cannot_be_shown_is_a_contract_error_not_a_crash(pytester: pytest.Pytester, metrics: Path) -> None:
+def test_a_judge_answer_that_cannot_be_shown_is_a_contract_error_not_a_crash(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
     pytester.makeconftest(
         "class Odd:\n"
         "    def __repr__(self):\n"
@@ -738,13 +1061,20 @@ def test_a_judge_answer_that_cannot_be_shown_is_a_contract_error_not_a_crash(pyt
     )
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*judge plugin '*conftest.py', verdict 0: expected a dict with id, status and evidence, got (a value of type Odd that cannot be shown)"])
+    result.stderr.fnmatch_lines(
+        [
+            "*judge plugin '*conftest.py', verdict 0: expected a dict with id, status and evidence, got (a value of type Odd that cannot be shown)"
+        ]
+    )
 
 
 @pytest.mark.parametrize("wrapper", ["wrapper=True", "hookwrapper=True"])
 @pytest.mark.parametrize(
     ("hook", "args", "flag"),
-    [("pytest_sessioneval_judge(record)", ("--session-eval-judge",), "--session-eval-judge"), ("pytest_sessioneval_rubrics()", (), "--session-eval-rubric")],
+    [
+        ("pytest_sessioneval_judge(record)", ("--session-eval-judge",), "--session-eval-judge"),
+        ("pytest_sessioneval_rubrics()", (), "--session-eval-rubric"),
+    ],
 )
 def test_a_hook_wrapper_of_the_judge_or_rubrics_hook_is_a_usage_error(
     pytester: pytest.Pytester, metrics: Path, wrapper: str, hook: str, args: tuple[str, ...], flag: str
@@ -757,19 +1087,25 @@ def test_a_hook_wrapper_of_the_judge_or_rubrics_hook_is_a_usage_error(
 
 
 @pytest.mark.parametrize("signature", ["()", "(record=None)", "(**kwargs)"])
-def test_a_judge_may_take_its_argument_as_any_hook_may(pytester: pytest.Pytester, metrics: Path, signature: str) -> None:
+def test_a_judge_may_take_its_argument_as_any_hook_may(
+    pytester: pytest.Pytester, metrics: Path, signature: str
+) -> None:
     given = "kwargs.get('record')" if "kwargs" in signature else "record" if "record" in signature else "{}"
     pytester.makeconftest(
         f"def pytest_sessioneval_judge{signature}:\n"
         f"    assert {given} is not None\n"
         "    return [{'id': 'report-quality', 'status': 'pass', 'evidence': 'fine'}]\n"
     )
-    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", "-m", "judge", "-k", "report-quality")
+    result = pytester.runpytest(
+        "--session-eval", str(metrics), "--session-eval-judge", "-m", "judge", "-k", "report-quality"
+    )
     outcomes = result.parseoutcomes()
     assert outcomes["passed"] > 0 and "xfailed" not in outcomes and "Error" not in result.stdout.str()
 
 
-def test_a_rubric_built_wrong_at_import_is_reported_at_the_line_that_builds_it(pytester: pytest.Pytester, metrics: Path) -> None:
+def test_a_rubric_built_wrong_at_import_is_reported_at_the_line_that_builds_it(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
     pytester.makefile(".md", rubric="mine")
     pytester.makeconftest(
         "from pathlib import Path\n"
@@ -799,7 +1135,16 @@ def _verification_ids_with_an_extra_dimension(
         "def pytest_sessioneval_rubrics():\n"
         "    return [EXTRA]\n"
     )
-    pytester.runpytest("--session-eval", str(metrics), "--session-eval-rubric", "extra-v1", "--session-eval-journal", "eval.jsonl", "--session-eval-model-id", "m")
+    pytester.runpytest(
+        "--session-eval",
+        str(metrics),
+        "--session-eval-rubric",
+        "extra-v1",
+        "--session-eval-journal",
+        "eval.jsonl",
+        "--session-eval-model-id",
+        "m",
+    )
     records = [json.loads(line) for line in (pytester.path / "eval.jsonl").read_text().splitlines()]
     for record in records:
         record["dimensions"] = edit(record["dimensions"])
@@ -808,7 +1153,9 @@ def _verification_ids_with_an_extra_dimension(
     return [line for line in result.stdout.lines if "::" in line], len(records)
 
 
-def test_verification_items_have_node_ids_of_their_own_when_a_dimension_is_named_record(pytester: pytest.Pytester, metrics: Path) -> None:
+def test_verification_items_have_node_ids_of_their_own_when_a_dimension_is_named_record(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
     # The stored records lack the dimension: an item says so, beside the record's own.
     collected, records = _verification_ids_with_an_extra_dimension(
         pytester, metrics, "record", lambda dimensions: [d for d in dimensions if d["id"] != "record"]
@@ -817,12 +1164,16 @@ def test_verification_items_have_node_ids_of_their_own_when_a_dimension_is_named
     assert sum(line.endswith("[record~2]") for line in collected) == records
 
 
-def test_a_missing_dimension_spelt_like_a_repeated_one_gets_a_node_id_of_its_own(pytester: pytest.Pytester, metrics: Path) -> None:
+def test_a_missing_dimension_spelt_like_a_repeated_one_gets_a_node_id_of_its_own(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
     # A record repeating gate-health names the repeat "[gate-health~2]"; a dimension the rubric
     # calls "gate-health~2", missing from the record, must not take that name too.
     def repeat_gate_health(dimensions: list[dict[str, Any]]) -> list[dict[str, Any]]:
         kept = [d for d in dimensions if d["id"] != "gate-health~2"]
         return [*kept, next(d for d in kept if d["id"] == "gate-health")]
 
-    collected, records = _verification_ids_with_an_extra_dimension(pytester, metrics, "gate-health~2", repeat_gate_health)
+    collected, records = _verification_ids_with_an_extra_dimension(
+        pytester, metrics, "gate-health~2", repeat_gate_health
+    )
     assert len(collected) == len(set(collected)) == records * 8

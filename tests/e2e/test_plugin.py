@@ -33,10 +33,34 @@ DIMENSIONS = ["verification-evidence", "plan-fidelity", "gate-health", "process-
 def one_of_each(write_metrics: MetricsWriter) -> Path:
     """s-pass: all graded dimensions pass; s-fail: all fail; s-na: not applicable; s-cd: cannot-determine."""
     sessions = [
-        session("s-pass", "2026-07-20T09:00:00Z", "2026-07-20T10:00:00Z", total_files_changed=2, total_waves=1, waves=[{}], effectiveness={"completion_rate": 0.9}),
-        session("s-fail", "2026-07-21T09:00:00Z", "2026-07-21T10:00:00Z", total_files_changed=2, total_waves=1, waves=[{}], effectiveness={"completion_rate": 0.2}),
+        session(
+            "s-pass",
+            "2026-07-20T09:00:00Z",
+            "2026-07-20T10:00:00Z",
+            total_files_changed=2,
+            total_waves=1,
+            waves=[{}],
+            effectiveness={"completion_rate": 0.9},
+        ),
+        session(
+            "s-fail",
+            "2026-07-21T09:00:00Z",
+            "2026-07-21T10:00:00Z",
+            total_files_changed=2,
+            total_waves=1,
+            waves=[{}],
+            effectiveness={"completion_rate": 0.2},
+        ),
         session("s-na", "2026-07-22T09:00:00Z", "2026-07-22T10:00:00Z", total_files_changed=0, total_waves=0, waves=[]),
-        session("s-cd", "2026-07-23T09:00:00Z", "2026-07-23T10:00:00Z", total_files_changed=4, total_waves=2, waves=[{}, {}], effectiveness={"planned_issues": 3}),
+        session(
+            "s-cd",
+            "2026-07-23T09:00:00Z",
+            "2026-07-23T10:00:00Z",
+            total_files_changed=4,
+            total_waves=2,
+            waves=[{}, {}],
+            effectiveness={"planned_issues": 3},
+        ),
     ]
     events = [
         gate("2026-07-20T09:30:00Z", 0, "full-gate"),
@@ -68,14 +92,18 @@ def test_items_follow_rubric_order_and_node_ids(pytester: pytest.Pytester, write
     assert [i.split("::", 1)[1] for i in ids] == [f"only[{d}]" for d in DIMENSIONS]
 
 
-def test_runxfail_turns_cannot_determine_into_a_failure(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+def test_runxfail_turns_cannot_determine_into_a_failure(
+    pytester: pytest.Pytester, write_metrics: MetricsWriter
+) -> None:
     metrics = one_of_each(write_metrics)
     result = pytester.runpytest("--session-eval", str(metrics), "--runxfail", "-k", "s-cd")
     result.assert_outcomes(failed=3, skipped=1, passed=1)
     result.stdout.fnmatch_lines(["*cannot-determine*"])
 
 
-def test_evidence_is_failure_text_skip_reason_and_xfail_reason(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+def test_evidence_is_failure_text_skip_reason_and_xfail_reason(
+    pytester: pytest.Pytester, write_metrics: MetricsWriter
+) -> None:
     metrics = one_of_each(write_metrics)
     result = pytester.runpytest("--session-eval", str(metrics), "-rsx")
     result.stdout.fnmatch_lines(
@@ -104,7 +132,9 @@ def test_evidence_is_failure_text_skip_reason_and_xfail_reason(pytester: pytest.
         "-k",
     ],
 )
-def test_printed_node_ids_select_exactly_their_item(pytester: pytest.Pytester, write_metrics: MetricsWriter, session_id: str) -> None:
+def test_printed_node_ids_select_exactly_their_item(
+    pytester: pytest.Pytester, write_metrics: MetricsWriter, session_id: str
+) -> None:
     decoy = session_id[:-1] if len(session_id) > 1 else session_id + "x"
     metrics = write_metrics([session(session_id), session(decoy)], [])
     listed = pytester.runpytest("--session-eval", str(metrics), "--co", "-q")
@@ -177,7 +207,9 @@ def test_latest_and_session_selection(pytester: pytest.Pytester, write_metrics: 
     metrics = write_metrics([session("a"), session("b"), session("c", status="abandoned")], [])
     latest = pytester.runpytest("--session-eval", str(metrics), "--session-eval-latest", "--co", "-q")
     assert {line.split("::")[1].split("[")[0] for line in latest.stdout.lines if "::" in line} == {"b"}
-    chosen = pytester.runpytest("--session-eval", str(metrics), "--session-eval-session", "a", "--session-eval-session", "c", "--co", "-q")
+    chosen = pytester.runpytest(
+        "--session-eval", str(metrics), "--session-eval-session", "a", "--session-eval-session", "c", "--co", "-q"
+    )
     names = [line.split("::")[1] for line in chosen.stdout.lines if "::" in line]
     assert names == [f"a[{d}]" for d in DIMENSIONS] + ["c"]
     unknown = pytester.runpytest("--session-eval", str(metrics), "--session-eval-session", "nope")
@@ -214,15 +246,27 @@ def test_the_command_line_wins_over_an_ini_selection_and_messages_name_the_ini_k
     pytester.makeini("[pytest]\nsession_eval_sessions = a\nsession_eval_latest = true\n")
     both = pytester.runpytest("--session-eval", str(metrics))
     assert both.ret == pytest.ExitCode.USAGE_ERROR
-    both.stderr.fnmatch_lines(["ERROR: ini key session_eval_latest in *tox.ini: picks one session itself, so it does not "
-                               "combine with ini key session_eval_sessions in *tox.ini: give one of them"])
+    both.stderr.fnmatch_lines(
+        [
+            "ERROR: ini key session_eval_latest in *tox.ini: picks one session itself, so it does not "
+            "combine with ini key session_eval_sessions in *tox.ini: give one of them"
+        ]
+    )
     pytester.makeini("[pytest]\nsession_eval_since = 2026-08-01\n")
     outside = pytester.runpytest("--session-eval", str(metrics), "--session-eval-session", "a")
-    outside.stderr.fnmatch_lines(["ERROR: ini key session_eval_since in *tox.ini: session id(s) 'a', named by --session-eval-session, started outside*"])
+    outside.stderr.fnmatch_lines(
+        [
+            "ERROR: ini key session_eval_since in *tox.ini: session id(s) 'a', named by --session-eval-session, started outside*"
+        ]
+    )
     pytester.makeini("[pytest]\nsession_eval_since = July\nsession_eval_sessions = nope\n")
-    pytester.runpytest("--session-eval", str(metrics)).stderr.fnmatch_lines(["ERROR: ini key session_eval_since in *tox.ini: 'July' is not a date*"])
+    pytester.runpytest("--session-eval", str(metrics)).stderr.fnmatch_lines(
+        ["ERROR: ini key session_eval_since in *tox.ini: 'July' is not a date*"]
+    )
     pytester.makeini("[pytest]\nsession_eval_sessions = nope\n")
-    pytester.runpytest("--session-eval", str(metrics)).stderr.fnmatch_lines(["ERROR: ini key session_eval_sessions in *tox.ini: unknown session id(s): 'nope'*"])
+    pytester.runpytest("--session-eval", str(metrics)).stderr.fnmatch_lines(
+        ["ERROR: ini key session_eval_sessions in *tox.ini: unknown session id(s): 'nope'*"]
+    )
     # -o sets an ini key from the command line: named as given
     pytester.runpytest("--session-eval", str(metrics), "-o", "session_eval_since=July").stderr.fnmatch_lines(
         ["ERROR: -o session_eval_since: 'July' is not a date*"]
@@ -231,7 +275,11 @@ def test_the_command_line_wins_over_an_ini_selection_and_messages_name_the_ini_k
     pytester.makeini("[pytest]\nsession_eval_latest = true\n")
     assert sessions("-o", "session_eval_sessions=a") == {"a"}
     both = pytester.runpytest("--session-eval", str(metrics), "-o", "session_eval_sessions=a", "--session-eval-latest")
-    both.stderr.fnmatch_lines(["ERROR: --session-eval-latest: picks one session itself, so it does not combine with -o session_eval_sessions*"])
+    both.stderr.fnmatch_lines(
+        [
+            "ERROR: --session-eval-latest: picks one session itself, so it does not combine with -o session_eval_sessions*"
+        ]
+    )
     pytester.runpytest("--session-eval", str(metrics), "-o", "session_eval_latest=garbage").stderr.fnmatch_lines(
         ["ERROR: -o session_eval_latest: *garbage*"]
     )
@@ -250,15 +298,35 @@ def test_the_command_line_wins_over_an_ini_selection_and_messages_name_the_ini_k
     none.stderr.fnmatch_lines(["ERROR: ini key session_eval_latest in *tox.ini: *no eligible session to score*"])
 
 
-def test_a_named_session_the_date_range_leaves_out_is_a_usage_error(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
-    metrics = write_metrics([session("a"), session("b", start="2026-08-02T09:00:00Z", end="2026-08-02T10:00:00Z"), session("c", start="soon")], [])
+def test_a_named_session_the_date_range_leaves_out_is_a_usage_error(
+    pytester: pytest.Pytester, write_metrics: MetricsWriter
+) -> None:
+    metrics = write_metrics(
+        [
+            session("a"),
+            session("b", start="2026-08-02T09:00:00Z", end="2026-08-02T10:00:00Z"),
+            session("c", start="soon"),
+        ],
+        [],
+    )
     for since, named in (("2026-08-01", ("a",)), ("2026-07-01", ("c", "b"))):
         args = [arg for sid in named for arg in ("--session-eval-session", sid)]
         result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-since", since, *args)
         assert result.ret == pytest.ExitCode.USAGE_ERROR
         outside = "'a'" if named == ("a",) else "'c'"
-        result.stderr.fnmatch_lines([f"ERROR: --session-eval-since: session id(s) {outside}, named by --session-eval-session, started outside*"])
-    inside = pytester.runpytest("--session-eval", str(metrics), "--session-eval-until", "2026-08-02", "--session-eval-session", "b", "--co", "-q")
+        result.stderr.fnmatch_lines(
+            [f"ERROR: --session-eval-since: session id(s) {outside}, named by --session-eval-session, started outside*"]
+        )
+    inside = pytester.runpytest(
+        "--session-eval",
+        str(metrics),
+        "--session-eval-until",
+        "2026-08-02",
+        "--session-eval-session",
+        "b",
+        "--co",
+        "-q",
+    )
     assert inside.ret == pytest.ExitCode.OK
 
 
@@ -269,7 +337,9 @@ def test_latest_with_nothing_eligible_is_a_usage_error(pytester: pytest.Pytester
     result.stderr.fnmatch_lines(["*no eligible session to score*"])
 
 
-def test_only_sessions_are_collected_unless_test_paths_are_given(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+def test_only_sessions_are_collected_unless_test_paths_are_given(
+    pytester: pytest.Pytester, write_metrics: MetricsWriter
+) -> None:
     pytester.makepyfile(test_other="def test_other(): pass")
     metrics = write_metrics([session("a")], [])
     alone = pytester.runpytest("--session-eval", str(metrics), "--co", "-q")
@@ -281,7 +351,9 @@ def test_only_sessions_are_collected_unless_test_paths_are_given(pytester: pytes
     assert sum("sessions.jsonl::" in line for line in same_file.stdout.lines) == 5
 
 
-def test_a_sessions_file_reached_through_a_symbolic_link_too_is_scored_once(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+def test_a_sessions_file_reached_through_a_symbolic_link_too_is_scored_once(
+    pytester: pytest.Pytester, write_metrics: MetricsWriter
+) -> None:
     metrics = write_metrics([session("a"), session("b")], [])
     (pytester.path / "linked").symlink_to(metrics, target_is_directory=True)
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval", "linked", "-p", "no:cacheprovider")
@@ -291,10 +363,32 @@ def test_a_sessions_file_reached_through_a_symbolic_link_too_is_scored_once(pyte
     # those, whatever the order, and the events path beside them is no journal either.
     (pytester.path / "bare").mkdir()
     (pytester.path / "bare" / "sessions.jsonl").symlink_to(metrics / "sessions.jsonl")
-    write_jsonl(metrics / "events.jsonl", [{"event": "orchestrator.quality_gate.passed", "timestamp": "2026-07-20T09:30:00Z", "exit_code": 0}])
-    orders = [("--session-eval", str(metrics), "--session-eval", "bare"), ("--session-eval", "bare", "--session-eval", str(metrics))]
-    assert len({tuple(sorted(pytester.runpytest(*order, "-p", "no:cacheprovider", "-p", "no:randomly").parseoutcomes().items())) for order in orders}) == 1
-    journal = pytester.runpytest(*orders[0], "--session-eval-journal", "bare/events.jsonl", "--session-eval-model-id", "m")
+    write_jsonl(
+        metrics / "events.jsonl",
+        [{"event": "orchestrator.quality_gate.passed", "timestamp": "2026-07-20T09:30:00Z", "exit_code": 0}],
+    )
+    orders = [
+        ("--session-eval", str(metrics), "--session-eval", "bare"),
+        ("--session-eval", "bare", "--session-eval", str(metrics)),
+    ]
+    assert (
+        len(
+            {
+                tuple(
+                    sorted(
+                        pytester.runpytest(*order, "-p", "no:cacheprovider", "-p", "no:randomly")
+                        .parseoutcomes()
+                        .items()
+                    )
+                )
+                for order in orders
+            }
+        )
+        == 1
+    )
+    journal = pytester.runpytest(
+        *orders[0], "--session-eval-journal", "bare/events.jsonl", "--session-eval-model-id", "m"
+    )
     assert journal.ret == pytest.ExitCode.USAGE_ERROR
     # Scored once when neither has events, each place given is still an input, in either order.
     (metrics / "events.jsonl").unlink()
@@ -302,43 +396,64 @@ def test_a_sessions_file_reached_through_a_symbolic_link_too_is_scored_once(pyte
         for output in ("--session-eval-journal", "--session-eval-html"):
             refused = pytester.runpytest(*order, output, "bare/events.jsonl", "--session-eval-model-id", "m")
             assert refused.ret == pytest.ExitCode.USAGE_ERROR, (order, output)
-            refused.stderr.fnmatch_lines([f"ERROR: {output}: *bare/events.jsonl is the events.jsonl beside a sessions file of this run*"])
+            refused.stderr.fnmatch_lines(
+                [f"ERROR: {output}: *bare/events.jsonl is the events.jsonl beside a sessions file of this run*"]
+            )
     assert not (pytester.path / "bare" / "events.jsonl").exists()
 
 
-def test_a_path_through_a_symbolic_link_and_up_is_read_as_pytest_reads_it(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+def test_a_path_through_a_symbolic_link_and_up_is_read_as_pytest_reads_it(
+    pytester: pytest.Pytester, write_metrics: MetricsWriter
+) -> None:
     # "lnk/../real" is "real" to pytest, whatever lnk points at: the plugin reads that file too.
-    metrics_writer(pytester.path)([session("a", total_files_changed=1)], [gate("2026-07-20T09:30:00Z", 1)], directory="real")
+    metrics_writer(pytester.path)(
+        [session("a", total_files_changed=1)], [gate("2026-07-20T09:30:00Z", 1)], directory="real"
+    )
     metrics_writer(pytester.path)([session("elsewhere")], [], directory="deep/real")
     (pytester.path / "deep" / "inner").mkdir()
     (pytester.path / "lnk").symlink_to(pytester.path / "deep" / "inner", target_is_directory=True)
     alone = pytester.runpytest("--session-eval", "real", "-p", "no:cacheprovider").parseoutcomes()
     assert alone["failed"] == 1  # the failing gate is read
-    assert pytester.runpytest("--session-eval", "real", "--session-eval", "lnk/../real", "-p", "no:cacheprovider").parseoutcomes() == alone
+    assert (
+        pytester.runpytest(
+            "--session-eval", "real", "--session-eval", "lnk/../real", "-p", "no:cacheprovider"
+        ).parseoutcomes()
+        == alone
+    )
     assert pytester.runpytest("--session-eval", "lnk/../real", "-p", "no:cacheprovider").parseoutcomes() == alone
     # So are a sessions file, told from a journal, and the events given apart: checked where they are read.
     (pytester.path / "deep" / "s.jsonl").write_text('{"record_kind": "session-eval", "run_id": "x"}\n')
     (pytester.path / "s.jsonl").write_bytes((pytester.path / "real" / "sessions.jsonl").read_bytes())
-    by_link = pytester.runpytest("--session-eval", "lnk/../s.jsonl", "--session-eval-events", "real/events.jsonl", "-p", "no:cacheprovider")
+    by_link = pytester.runpytest(
+        "--session-eval", "lnk/../s.jsonl", "--session-eval-events", "real/events.jsonl", "-p", "no:cacheprovider"
+    )
     assert by_link.parseoutcomes() == alone
     (pytester.path / "deep" / "ev.jsonl").write_text("")
     missing = pytester.runpytest("--session-eval", "real", "--session-eval-events", "lnk/../ev.jsonl")
     assert missing.ret == pytest.ExitCode.USAGE_ERROR
-    missing.stderr.fnmatch_lines([f"ERROR: --session-eval-events: {pytester.path / 'ev.jsonl'}: no such file or directory"])
+    missing.stderr.fnmatch_lines(
+        [f"ERROR: --session-eval-events: {pytester.path / 'ev.jsonl'}: no such file or directory"]
+    )
 
 
-def test_hidden_directories_and_files_outside_the_rootdir(pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_hidden_directories_and_files_outside_the_rootdir(
+    pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     hidden = pytester.path / ".orchestrator" / "metrics"
     hidden.mkdir(parents=True)
     (hidden / "sessions.jsonl").write_text(json.dumps(session("inside")) + "\n")
     outside = tmp_path_factory.mktemp("elsewhere")
     (outside / "sessions.jsonl").write_text(json.dumps(session("outside")) + "\n")
-    result = pytester.runpytest("--session-eval", ".orchestrator/metrics/sessions.jsonl", "--session-eval", str(outside), "-q")
+    result = pytester.runpytest(
+        "--session-eval", ".orchestrator/metrics/sessions.jsonl", "--session-eval", str(outside), "-q"
+    )
     result.assert_outcomes(skipped=6, xfailed=4)
 
 
 @pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
-def test_data_outside_the_rootdir_keeps_node_ids_apart(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: tuple[str, ...]) -> None:
+def test_data_outside_the_rootdir_keeps_node_ids_apart(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: tuple[str, ...]
+) -> None:
     # pytest names a file outside the rootdir by its path from the argument holding it: empty
     # for the file itself, so two such files gave the same node ids ("::s[gate-health]").
     if workers:
@@ -348,18 +463,30 @@ def test_data_outside_the_rootdir_keeps_node_ids_apart(pytester: pytest.Pytester
         write_jsonl(pytester.path / name / "sessions.jsonl", [session("s", total_files_changed=0)])
         policy = pytester.path / f"policy-{name}"
         policy.mkdir()
-        (policy / "prompts.jsonl").write_bytes((EXAMPLES / "policy" / "prompts.jsonl").read_bytes().splitlines(keepends=True)[0])
+        (policy / "prompts.jsonl").write_bytes(
+            (EXAMPLES / "policy" / "prompts.jsonl").read_bytes().splitlines(keepends=True)[0]
+        )
     run = pytester.mkdir("run")
     (run / "pytest.ini").write_text("[pytest]\n")
     monkeypatch.chdir(run)
-    args = ("--session-eval=../a/sessions.jsonl", "--session-eval=../b", "--policy-eval=../policy-a/prompts.jsonl",
-            "--policy-eval=../policy-b/prompts.jsonl", "-p", "no:randomly", "--junitxml=out.xml", *workers)
+    args = (
+        "--session-eval=../a/sessions.jsonl",
+        "--session-eval=../b",
+        "--policy-eval=../policy-a/prompts.jsonl",
+        "--policy-eval=../policy-b/prompts.jsonl",
+        "-p",
+        "no:randomly",
+        "--junitxml=out.xml",
+        *workers,
+    )
     ids = [line for line in pytester.runpytest(*args, "--co", "-q").stdout.lines if "::" in line]
     assert "../a/sessions.jsonl::s[gate-health]" in ids and "../b/sessions.jsonl::s[gate-health]" in ids
     assert not [i for i in ids if i.startswith("::")]
     policy_ids = [i for i in ids if "policy-" in i]
     assert policy_ids and len(policy_ids) % 2 == 0
-    assert sorted(i.replace("policy-b", "policy-a") for i in policy_ids) == sorted(2 * [i for i in policy_ids if "policy-a" in i])
+    assert sorted(i.replace("policy-b", "policy-a") for i in policy_ids) == sorted(
+        2 * [i for i in policy_ids if "policy-a" in i]
+    )
     # The summaries count every item, and JUnit names each file.
     result = pytester.runpytest(*args)
     result.stdout.fnmatch_lines_random(["rubric-v1: 2 session(s) scored*", f"{len(policy_ids)} policy check(s)"])
@@ -401,13 +528,17 @@ def test_ini_keys(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> No
     assert names == [f"b[{d}]" for d in DIMENSIONS]
 
 
-def test_data_named_in_the_ini_file_joins_the_test_suite(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+def test_data_named_in_the_ini_file_joins_the_test_suite(
+    pytester: pytest.Pytester, write_metrics: MetricsWriter
+) -> None:
     metrics = write_metrics([session("a")], [])
     pytester.mkdir("tests")
     (pytester.path / "tests" / "test_unit.py").write_text("def test_unit(): pass\n")
     pytester.makeini(f"[pytest]\ntestpaths = tests\nsession_eval_paths = {metrics}\n")
+
     def collected(*args: str) -> list[str]:
         return [line for line in pytester.runpytest("--co", "-q", *args).stdout.lines if "::" in line]
+
     everything = collected()
     assert "tests/test_unit.py::test_unit" in everything and len(everything) == 1 + len(DIMENSIONS)
     # Named on the command line, the data is what runs; a test path given runs with it.
@@ -419,7 +550,9 @@ def test_data_named_in_the_ini_file_joins_the_test_suite(pytester: pytest.Pytest
     assert sorted(collected(".")) == sorted(everything)
 
 
-def test_a_value_apart_from_its_flag_that_made_pytest_miss_the_ini_file_is_warned_about(pytester: pytest.Pytester) -> None:
+def test_a_value_apart_from_its_flag_that_made_pytest_miss_the_ini_file_is_warned_about(
+    pytester: pytest.Pytester,
+) -> None:
     # pytest picks its ini file before plugin options are known: data outside the project given
     # apart from its flag is taken for a test path then, and the project's ini file goes unread.
     outside = metrics_writer(pytester.path.parent / f"data-{pytester.path.name}")([session("a")], [])
@@ -431,37 +564,54 @@ def test_a_value_apart_from_its_flag_that_made_pytest_miss_the_ini_file_is_warne
     os.chdir(project)
     missed = pytester.runpytest("--session-eval", str(outside), "-p", "no:randomly")
     missed.stdout.fnmatch_lines(
-        [f"*pytest.ini:1: PytestConfigWarning: --session-eval {outside}: pytest took {outside} for a test path when "
-         f"it looked for its ini file, and so read no ini file instead of this one; write --session-eval={outside}"]
+        [
+            f"*pytest.ini:1: PytestConfigWarning: --session-eval {outside}: pytest took {outside} for a test path when "
+            f"it looked for its ini file, and so read no ini file instead of this one; write --session-eval={outside}"
+        ]
     )
     assert not (project / "eval.jsonl").exists()  # what the warning is about
     policy = pytester.runpytest("--policy-eval", str(outside.parent / "prompts.jsonl"), "-p", "no:randomly")
     policy.stdout.fnmatch_lines(["*PytestConfigWarning: --policy-eval *: pytest took * write --policy-eval=*"])
     # Written with "=", or data inside the project (the same ini file either way): no warning.
-    for args in ([f"--session-eval={outside}"], ["--session-eval", "metrics"], ["--session-eval", str(project / "metrics")]):
+    for args in (
+        [f"--session-eval={outside}"],
+        ["--session-eval", "metrics"],
+        ["--session-eval", str(project / "metrics")],
+    ):
         result = pytester.runpytest(*args, "-p", "no:randomly")
         result.stdout.no_fnmatch_line("*PytestConfigWarning*")
         result.stdout.fnmatch_lines(["journal eval.jsonl: 1 record(s) appended*"])
     # A usage error stops the run before warnings are shown: it says so itself, the missed
     # ini file being maybe what it is about.
-    for args in (["--session-eval", str(outside), "--session-eval-session", "nope"],
-                 ["--policy-decisions", str(outside.parent / "prompts.jsonl")]):
+    for args in (
+        ["--session-eval", str(outside), "--session-eval-session", "nope"],
+        ["--policy-decisions", str(outside.parent / "prompts.jsonl")],
+    ):
         stopped = pytester.runpytest(*args)
         assert stopped.ret == pytest.ExitCode.USAGE_ERROR
         stopped.stderr.fnmatch_lines(
-            ["ERROR: --*", f"(note: {args[0]} {args[1]}: pytest took {args[1]} for a test path when it looked for its ini "
-             f"file, and so read no ini file instead of {project / 'pytest.ini'}; write {args[0]}={args[1]})"]
+            [
+                "ERROR: --*",
+                f"(note: {args[0]} {args[1]}: pytest took {args[1]} for a test path when it looked for its ini "
+                f"file, and so read no ini file instead of {project / 'pytest.ini'}; write {args[0]}={args[1]})",
+            ]
         )
-    assert "(note:" not in pytester.runpytest(f"--session-eval={outside}", "--session-eval-session", "nope").stderr.str()
+    assert (
+        "(note:" not in pytester.runpytest(f"--session-eval={outside}", "--session-eval-session", "nope").stderr.str()
+    )
     # A usage error of several messages keeps each on a line of its own, the note after the last.
-    (project / "conftest.py").write_text("import pytest\ndef pytest_configure(config):\n    raise pytest.UsageError('first problem', 'second problem')\n")
+    (project / "conftest.py").write_text(
+        "import pytest\ndef pytest_configure(config):\n    raise pytest.UsageError('first problem', 'second problem')\n"
+    )
     several = pytester.runpytest("--session-eval", str(outside))
     several.stderr.fnmatch_lines(["ERROR: first problem", "ERROR: second problem", "(note: --session-eval *)"])
     (project / "conftest.py").unlink()
     # Nor where no ini file would be read without the value: it finds the data's own project.
     (outside.parent / "pytest.ini").write_text("[pytest]\n")
     os.chdir(pytester.path)
-    pytester.runpytest("--session-eval", str(outside), "-p", "no:randomly").stdout.no_fnmatch_line("*PytestConfigWarning*")
+    pytester.runpytest("--session-eval", str(outside), "-p", "no:randomly").stdout.no_fnmatch_line(
+        "*PytestConfigWarning*"
+    )
 
 
 def test_data_in_a_hidden_directory_is_collected_with_the_directory_around_it(pytester: pytest.Pytester) -> None:
@@ -487,13 +637,27 @@ def test_data_in_a_hidden_directory_is_collected_with_the_directory_around_it(py
 @pytest.mark.parametrize(
     ("ini", "message"),
     [
-        ("[tool.pytest.ini_options]\nsession_eval_paths = 'metrics'\nsession_eval_sessions = [1, 'b']\n", "*ini key session_eval_sessions in *pyproject.toml: expected a list of strings, got [[]1, 'b'[]]"),
-        ("[tool.pytest.ini_options]\nsession_eval_paths = 'metrics'\nsession_eval_sessions = [[1]]\n", "*ini key session_eval_sessions in *pyproject.toml: expected a list of strings*"),
-        ("[tool.pytest.ini_options]\nsession_eval_paths = ['metrics', 3]\n", "*ini key session_eval_paths in *pyproject.toml: *"),
-        ("[tool.pytest.ini_options]\nsession_eval_paths = 'metrics'\nsession_eval_latest = 'maybe'\n", "*ini key session_eval_latest in *pyproject.toml: *maybe*"),
+        (
+            "[tool.pytest.ini_options]\nsession_eval_paths = 'metrics'\nsession_eval_sessions = [1, 'b']\n",
+            "*ini key session_eval_sessions in *pyproject.toml: expected a list of strings, got [[]1, 'b'[]]",
+        ),
+        (
+            "[tool.pytest.ini_options]\nsession_eval_paths = 'metrics'\nsession_eval_sessions = [[1]]\n",
+            "*ini key session_eval_sessions in *pyproject.toml: expected a list of strings*",
+        ),
+        (
+            "[tool.pytest.ini_options]\nsession_eval_paths = ['metrics', 3]\n",
+            "*ini key session_eval_paths in *pyproject.toml: *",
+        ),
+        (
+            "[tool.pytest.ini_options]\nsession_eval_paths = 'metrics'\nsession_eval_latest = 'maybe'\n",
+            "*ini key session_eval_latest in *pyproject.toml: *maybe*",
+        ),
     ],
 )
-def test_an_ill_typed_ini_value_is_a_usage_error_naming_the_key(pytester: pytest.Pytester, ini: str, message: str) -> None:
+def test_an_ill_typed_ini_value_is_a_usage_error_naming_the_key(
+    pytester: pytest.Pytester, ini: str, message: str
+) -> None:
     metrics_writer(pytester.path)([session("a")], [])
     pytester.makefile(".toml", pyproject=ini)
     result = pytester.runpytest()
@@ -505,21 +669,41 @@ def test_an_ill_typed_ini_value_is_a_usage_error_naming_the_key(pytester: pytest
     ("ini", "message"),
     [
         # checked as the run is configured
-        ("session_eval_paths = metrics\nsession_eval_rubric = nope", "ini key session_eval_rubric in *tox.ini: unknown rubric 'nope'*"),
-        ("session_eval_paths = empty", "ini key session_eval_paths in *tox.ini: */empty: directory holds no sessions.jsonl"),
-        ("session_eval_paths = metrics\nsession_eval_judge = true\nsession_eval_judge_timeout = -1",
-         "ini key session_eval_judge_timeout in *tox.ini: '-1' is not a positive number of seconds"),
-        ("session_eval_paths = metrics\nsession_eval_html = metrics/events.jsonl", "ini key session_eval_html in *tox.ini: */metrics/events.jsonl is an events file of this run*"),
-        ("policy_eval_paths = empty", "ini key policy_eval_paths in *tox.ini: */empty: directory holds no prompts.jsonl"),
+        (
+            "session_eval_paths = metrics\nsession_eval_rubric = nope",
+            "ini key session_eval_rubric in *tox.ini: unknown rubric 'nope'*",
+        ),
+        (
+            "session_eval_paths = empty",
+            "ini key session_eval_paths in *tox.ini: */empty: directory holds no sessions.jsonl",
+        ),
+        (
+            "session_eval_paths = metrics\nsession_eval_judge = true\nsession_eval_judge_timeout = -1",
+            "ini key session_eval_judge_timeout in *tox.ini: '-1' is not a positive number of seconds",
+        ),
+        (
+            "session_eval_paths = metrics\nsession_eval_html = metrics/events.jsonl",
+            "ini key session_eval_html in *tox.ini: */metrics/events.jsonl is an events file of this run*",
+        ),
+        (
+            "policy_eval_paths = empty",
+            "ini key policy_eval_paths in *tox.ini: */empty: directory holds no prompts.jsonl",
+        ),
         ("policy_decisions = decisions.jsonl", "ini key policy_decisions in *tox.ini: needs an envelope set to check*"),
-        ("policy_eval_paths = policy\nsession_eval_paths = metrics\nsession_eval_html = policy/prompts.jsonl",
-         "ini key session_eval_html in *tox.ini: */policy/prompts.jsonl is an envelope set of this run; it would be written to"),
+        (
+            "policy_eval_paths = policy\nsession_eval_paths = metrics\nsession_eval_html = policy/prompts.jsonl",
+            "ini key session_eval_html in *tox.ini: */policy/prompts.jsonl is an envelope set of this run; it would be written to",
+        ),
         # checked as the session starts
-        ("session_eval_paths = metrics\nsession_eval_model_id = m\nsession_eval_journal = notes.txt",
-         "ini key session_eval_journal in *tox.ini: */notes.txt: exists and is not an eval journal*"),
+        (
+            "session_eval_paths = metrics\nsession_eval_model_id = m\nsession_eval_journal = notes.txt",
+            "ini key session_eval_journal in *tox.ini: */notes.txt: exists and is not an eval journal*",
+        ),
     ],
 )
-def test_a_usage_error_about_an_ini_value_names_its_key_and_file(pytester: pytest.Pytester, ini: str, message: str) -> None:
+def test_a_usage_error_about_an_ini_value_names_its_key_and_file(
+    pytester: pytest.Pytester, ini: str, message: str
+) -> None:
     # usage.md: messages about a value from the ini file name its key and the file (or -o and the key).
     metrics_writer(pytester.path)([session("a")], [gate("2026-07-20T09:30:00Z")])
     (pytester.path / "empty").mkdir()
@@ -540,10 +724,16 @@ def test_a_toml_value_pytest_refuses_names_the_key_and_the_file_once(pytester: p
     # An unquoted date is a TOML date, not the string the key takes: pytest's own message
     # names the file, which the key's source already does.
     metrics_writer(pytester.path)([session("a")], [])
-    pytester.makefile(".toml", pyproject="[tool.pytest]\nsession_eval_paths = ['metrics']\nsession_eval_since = 2026-07-01\n")
+    pytester.makefile(
+        ".toml", pyproject="[tool.pytest]\nsession_eval_paths = ['metrics']\nsession_eval_since = 2026-07-01\n"
+    )
     result = pytester.runpytest()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: ini key session_eval_since in *pyproject.toml: config option 'session_eval_since' expects a string, got date*"])
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: ini key session_eval_since in *pyproject.toml: config option 'session_eval_since' expects a string, got date*"
+        ]
+    )
     assert result.stderr.str().count("pyproject.toml") == 1
 
 
@@ -556,13 +746,17 @@ def test_help_is_shown_whatever_the_inputs_in_the_ini_file(pytester: pytest.Pyte
     assert pytester.runpytest().ret == pytest.ExitCode.USAGE_ERROR
 
 
-def test_events_option_overrides_the_file_beside(pytester: pytest.Pytester, write_metrics: MetricsWriter, tmp_path: Path) -> None:
+def test_events_option_overrides_the_file_beside(
+    pytester: pytest.Pytester, write_metrics: MetricsWriter, tmp_path: Path
+) -> None:
     metrics = write_metrics([session("a", total_files_changed=1)], [gate("2026-07-20T09:30:00Z", 0)])
     other = tmp_path / "other-events.jsonl"
     other.write_text(json.dumps(gate("2026-07-20T09:30:00Z", 1)) + "\n")
     beside = pytester.runpytest("--session-eval", str(metrics), "-k", "verification")
     beside.assert_outcomes(passed=1)
-    overridden = pytester.runpytest("--session-eval", str(metrics), "--session-eval-events", str(other), "-k", "verification")
+    overridden = pytester.runpytest(
+        "--session-eval", str(metrics), "--session-eval-events", str(other), "-k", "verification"
+    )
     overridden.assert_outcomes(failed=1)
 
 
@@ -571,13 +765,27 @@ def test_events_option_overrides_the_file_beside(pytester: pytest.Pytester, writ
     [
         (["--session-eval", "missing.jsonl"], "*--session-eval: *missing.jsonl: no such file or directory*"),
         (["--session-eval", "emptydir"], "*--session-eval: *emptydir: directory holds no sessions.jsonl*"),
-        (["--session-eval", "metrics", "--session-eval-events", "nope.jsonl"], "*--session-eval-events: *nope.jsonl: no such file or directory*"),
-        (["--session-eval", "metrics", "--session-eval-events", "emptydir"], "*--session-eval-events: *emptydir: not a file*"),
-        (["--session-eval", "metrics", "--session-eval-timestamp", "yesterday"], "*--session-eval-timestamp: 'yesterday' is not a UTC date-time*"),
+        (
+            ["--session-eval", "metrics", "--session-eval-events", "nope.jsonl"],
+            "*--session-eval-events: *nope.jsonl: no such file or directory*",
+        ),
+        (
+            ["--session-eval", "metrics", "--session-eval-events", "emptydir"],
+            "*--session-eval-events: *emptydir: not a file*",
+        ),
+        (
+            ["--session-eval", "metrics", "--session-eval-timestamp", "yesterday"],
+            "*--session-eval-timestamp: 'yesterday' is not a UTC date-time*",
+        ),
         # a run_id keeps the digits alone: "-01:00" and ".0100" would give one run_id
-        (["--session-eval", "metrics", "--session-eval-timestamp", "2026-08-01T00:00:00-01:00"],
-         "*--session-eval-timestamp: '2026-08-01T00:00:00-01:00' is not a UTC date-time such as 2026-08-01T00:00:00Z*"),
-        (["--session-eval", "metrics", "--session-eval-timestamp", "2026-08-01T00:00:00.0100"], "*is not a UTC date-time*"),
+        (
+            ["--session-eval", "metrics", "--session-eval-timestamp", "2026-08-01T00:00:00-01:00"],
+            "*--session-eval-timestamp: '2026-08-01T00:00:00-01:00' is not a UTC date-time such as 2026-08-01T00:00:00Z*",
+        ),
+        (
+            ["--session-eval", "metrics", "--session-eval-timestamp", "2026-08-01T00:00:00.0100"],
+            "*is not a UTC date-time*",
+        ),
         (["--session-eval", "metrics", "--session-eval-timestamp", "2026-08-01"], "*is not a UTC date-time*"),
         # (February 30th is no error: V8 reads it as March 2nd, as every timestamp is read)
         (["--session-eval", "metrics", "--session-eval-timestamp", "2026-02-32T00:00:00Z"], "*is not a UTC date-time*"),
@@ -594,17 +802,29 @@ def test_usage_errors_name_the_path_and_exit_4(pytester: pytest.Pytester, args: 
     assert "Traceback" not in result.stderr.str() + result.stdout.str()
 
 
-@pytest.mark.parametrize("silenced", [(), ("-p", "no:warnings"), ("-W", "ignore::pytest_sessioneval.SessionEvalInputWarning")])
-def test_skipped_lines_are_counted_in_the_summary_even_with_warnings_silenced(pytester: pytest.Pytester, project_metrics: MetricsWriter, silenced: tuple[str, ...]) -> None:
-    project_metrics(["{truncated", session("a"), "garbage", *[f"bad {i}" for i in range(3)]], ['{"event": "orchestrator.quality_gate.passed",'])
+@pytest.mark.parametrize(
+    "silenced", [(), ("-p", "no:warnings"), ("-W", "ignore::pytest_sessioneval.SessionEvalInputWarning")]
+)
+def test_skipped_lines_are_counted_in_the_summary_even_with_warnings_silenced(
+    pytester: pytest.Pytester, project_metrics: MetricsWriter, silenced: tuple[str, ...]
+) -> None:
+    project_metrics(
+        ["{truncated", session("a"), "garbage", *[f"bad {i}" for i in range(3)]],
+        ['{"event": "orchestrator.quality_gate.passed",'],
+    )
     line = "6 unusable input line(s) skipped (metrics/sessions.jsonl:1, metrics/sessions.jsonl:3, metrics/sessions.jsonl:4 and 3 more); each is a SessionEvalInputWarning"
     pytester.runpytest("--session-eval", "metrics", *silenced).stdout.fnmatch_lines([line])
     # Also when none of the items ran: the lines are skipped all the same.
     pytester.runpytest("--session-eval", "metrics", "-k", "nothing_matches", *silenced).stdout.fnmatch_lines([line])
 
 
-def test_bad_lines_warn_with_file_and_line_and_the_rest_is_scored(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
-    metrics = write_metrics(["{truncated", session("a"), "[]", {"session_id": ["x"], "status": "completed"}], ['{"event": "orchestrator.quality_gate.passed",'])
+def test_bad_lines_warn_with_file_and_line_and_the_rest_is_scored(
+    pytester: pytest.Pytester, write_metrics: MetricsWriter
+) -> None:
+    metrics = write_metrics(
+        ["{truncated", session("a"), "[]", {"session_id": ["x"], "status": "completed"}],
+        ['{"event": "orchestrator.quality_gate.passed",'],
+    )
     result = pytester.runpytest("--session-eval", str(metrics), "-v", "-rf")
     result.assert_outcomes(failed=1, skipped=3, xfailed=2)
     result.stdout.fnmatch_lines_random(
@@ -613,7 +833,7 @@ def test_bad_lines_warn_with_file_and_line_and_the_rest_is_scored(pytester: pyte
             "*SessionEvalInputWarning: metrics/sessions.jsonl:3: not a JSON object (found an array)*",
             "*SessionEvalInputWarning: metrics/events.jsonl:1: not valid JSON*",
             "*sessions.jsonl::line-4?no-session-id? FAILED*",
-            "*sessions.jsonl:4: record has no usable session_id (session_id is not a string (found ?\"x\"?))*",
+            '*sessions.jsonl:4: record has no usable session_id (session_id is not a string (found ?"x"?))*',
         ]
     )
 
@@ -622,25 +842,51 @@ def test_a_session_named_like_a_line_keeps_its_node_id_apart_from_the_record_wit
     pytester: pytest.Pytester, write_metrics: MetricsWriter
 ) -> None:
     metrics = write_metrics(
-        [{"session_id": "line-2", "status": "abandoned"}, {"status": "completed", "started_at": "2024-06-01T00:00:00Z"},
-         session("line-3"), {"session_id": 5, "started_at": "2024-06-01T00:00:00Z"}], []
+        [
+            {"session_id": "line-2", "status": "abandoned"},
+            {"status": "completed", "started_at": "2024-06-01T00:00:00Z"},
+            session("line-3"),
+            {"session_id": 5, "started_at": "2024-06-01T00:00:00Z"},
+        ],
+        [],
     )
-    listed = [line for line in pytester.runpytest("--session-eval", str(metrics), "--co", "-q").stdout.lines if "::" in line]
+    listed = [
+        line for line in pytester.runpytest("--session-eval", str(metrics), "--co", "-q").stdout.lines if "::" in line
+    ]
     assert "metrics/sessions.jsonl::line-2" in listed and "metrics/sessions.jsonl::line-2~1[no-session-id]" in listed
-    assert "metrics/sessions.jsonl::line-3[gate-health]" in listed and "metrics/sessions.jsonl::line-4[no-session-id]" in listed
+    assert (
+        "metrics/sessions.jsonl::line-3[gate-health]" in listed
+        and "metrics/sessions.jsonl::line-4[no-session-id]" in listed
+    )
     # A node id copied from the output selects its own items, and only those.
     pytester.runpytest("--session-eval", str(metrics), "metrics/sessions.jsonl::line-2").assert_outcomes(skipped=1)
     pytester.runpytest("--session-eval", str(metrics), "metrics/sessions.jsonl::line-2~1").assert_outcomes(failed=1)
     # The name never depends on the selection: the date range leaves session "line-2" out.
-    dated = [line for line in pytester.runpytest("--session-eval", str(metrics), "--session-eval-until", "2025-01-01", "--co", "-q").stdout.lines if "::" in line]
+    dated = [
+        line
+        for line in pytester.runpytest(
+            "--session-eval", str(metrics), "--session-eval-until", "2025-01-01", "--co", "-q"
+        ).stdout.lines
+        if "::" in line
+    ]
     assert dated == ["metrics/sessions.jsonl::line-2~1[no-session-id]", "metrics/sessions.jsonl::line-4[no-session-id]"]
 
 
-def run_reports(pytester: pytest.Pytester, metrics: Path, *extra: str) -> tuple[dict[str, Any], dict[str, dict[str, str]], pytest.RunResult]:
+def run_reports(
+    pytester: pytest.Pytester, metrics: Path, *extra: str
+) -> tuple[dict[str, Any], dict[str, dict[str, str]], pytest.RunResult]:
     report, junit = pytester.path / "report.json", pytester.path / "junit.xml"
     result = pytester.runpytest_subprocess(
-        "--session-eval", str(metrics), "--json-report", f"--json-report-file={report}", f"--junitxml={junit}",
-        "--session-eval-timestamp", "2026-08-01T00:00:00Z", "-p", "no:randomly", *extra,
+        "--session-eval",
+        str(metrics),
+        "--json-report",
+        f"--json-report-file={report}",
+        f"--junitxml={junit}",
+        "--session-eval-timestamp",
+        "2026-08-01T00:00:00Z",
+        "-p",
+        "no:randomly",
+        *extra,
     )
     tests = {test["nodeid"]: test for test in json.loads(report.read_text())["tests"]}
     cases = {}
@@ -657,8 +903,13 @@ def test_json_report_metadata_and_junit_properties(pytester: pytest.Pytester, wr
     fail_pf = next(t for nodeid, t in tests.items() if nodeid.endswith("s-fail[plan-fidelity]"))
     assert fail_pf["outcome"] == "failed"
     assert fail_pf["metadata"]["session_eval"] == {
-        "session_id": "s-fail", "dimension": "plan-fidelity", "method": "deterministic", "status": "fail",
-        "score": 0.2, "evidence": fail_pf["metadata"]["session_eval"]["evidence"], "line": 2,
+        "session_id": "s-fail",
+        "dimension": "plan-fidelity",
+        "method": "deterministic",
+        "status": "fail",
+        "score": 0.2,
+        "evidence": fail_pf["metadata"]["session_eval"]["evidence"],
+        "line": 2,
     }
     statuses = {t["metadata"]["session_eval"]["status"] for t in tests.values()}
     assert statuses == {"pass", "fail", "not-applicable", "cannot-determine"}
@@ -674,7 +925,9 @@ def test_json_report_metadata_and_junit_properties(pytester: pytest.Pytester, wr
 
 
 @pytest.mark.parametrize("dist", ["load", "loadgroup"])
-def test_xdist_gives_the_same_outcomes_and_reports(pytester: pytest.Pytester, write_metrics: MetricsWriter, dist: str) -> None:
+def test_xdist_gives_the_same_outcomes_and_reports(
+    pytester: pytest.Pytester, write_metrics: MetricsWriter, dist: str
+) -> None:
     pytest.importorskip("xdist")
     metrics = one_of_each(write_metrics)
     serial_tests, serial_cases, _ = run_reports(pytester, metrics)
@@ -685,7 +938,9 @@ def test_xdist_gives_the_same_outcomes_and_reports(pytester: pytest.Pytester, wr
     assert parallel_cases == serial_cases
 
 
-def test_xdist_gives_the_same_reports_for_text_with_a_lone_surrogate(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+def test_xdist_gives_the_same_reports_for_text_with_a_lone_surrogate(
+    pytester: pytest.Pytester, write_metrics: MetricsWriter
+) -> None:
     pytest.importorskip("xdist")
     lone = '{"session_id":"s-\\ud800-x","status":"completed","started_at":"2026-07-20T09:00:00Z","completed_at":"2026-07-20T10:00:00Z"}'
     metrics = write_metrics([lone, session("peer", "2026-07-20T09:30:00Z", "2026-07-20T11:00:00Z")], [])
@@ -697,7 +952,9 @@ def test_xdist_gives_the_same_reports_for_text_with_a_lone_surrogate(pytester: p
     assert any(t["metadata"]["session_eval"]["session_id"] == "s-\\ud800-x" for t in serial_tests.values())
 
 
-def test_terminal_summary_counts_per_dimension_and_never_a_global_score(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+def test_terminal_summary_counts_per_dimension_and_never_a_global_score(
+    pytester: pytest.Pytester, write_metrics: MetricsWriter
+) -> None:
     metrics = one_of_each(write_metrics)
     result = pytester.runpytest("--session-eval", str(metrics))
     result.stdout.fnmatch_lines(
@@ -728,10 +985,14 @@ def test_failure_summary_keeps_teardown_sections(pytester: pytest.Pytester, writ
     alone = pytester.runpytest("test_own.py", "-p", "no:randomly")
     for result in (with_sessions, alone):
         result.stdout.fnmatch_lines(["*_ test_fails _*", "*- Captured stdout teardown -*", "teardown says hello"])
-    assert with_sessions.stdout.str().count("teardown says hello") == alone.stdout.str().count("teardown says hello") == 1
+    assert (
+        with_sessions.stdout.str().count("teardown says hello") == alone.stdout.str().count("teardown says hello") == 1
+    )
 
 
-def test_unusable_lines_are_warned_once_capped_and_shown_escaped(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+def test_unusable_lines_are_warned_once_capped_and_shown_escaped(
+    pytester: pytest.Pytester, write_metrics: MetricsWriter
+) -> None:
     bad = ["{bad \x1b[2J" + "x" * 300] * 25
     metrics = write_metrics([session("a"), *bad, "[" * 1500 + "]" * 1500])
     for extra in ((), ("-n", "2")):
@@ -746,13 +1007,17 @@ def test_unusable_lines_are_warned_once_capped_and_shown_escaped(pytester: pytes
         assert "INTERNALERROR" not in out
 
 
-def test_warnings_as_errors_make_a_bad_line_a_usage_error_naming_it(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+def test_warnings_as_errors_make_a_bad_line_a_usage_error_naming_it(
+    pytester: pytest.Pytester, write_metrics: MetricsWriter
+) -> None:
     clean = write_metrics([session("a")], directory="clean")
     metrics = write_metrics([session("b"), "not json"], ["[" * 1500 + "]" * 1500])
     for extra in ((), ("-n", "2")):
         result = pytester.runpytest("--session-eval", str(clean), "--session-eval", str(metrics), "-W", "error", *extra)
         assert result.ret == pytest.ExitCode.USAGE_ERROR
-        result.stderr.fnmatch_lines(["ERROR: metrics/sessions.jsonl:2: not valid JSON*(a warning made an error by -W or filterwarnings)"])
+        result.stderr.fnmatch_lines(
+            ["ERROR: metrics/sessions.jsonl:2: not valid JSON*(a warning made an error by -W or filterwarnings)"]
+        )
         assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
 
 
@@ -774,7 +1039,9 @@ def test_a_path_the_system_refuses_to_look_at_is_a_usage_error(pytester: pytest.
         result.stderr.fnmatch_lines([f"ERROR: {flag}: *: cannot be used (File name too long)"])
 
 
-def test_other_tests_properties_are_not_counted_as_sessions(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+def test_other_tests_properties_are_not_counted_as_sessions(
+    pytester: pytest.Pytester, write_metrics: MetricsWriter
+) -> None:
     metrics = write_metrics([session("a")])
     pytester.makepyfile(
         test_mine="""
@@ -793,10 +1060,16 @@ def test_other_tests_properties_are_not_counted_as_sessions(pytester: pytest.Pyt
         result.assert_outcomes(passed=1, skipped=3, xfailed=2)
         result.stdout.fnmatch_lines(["rubric-v1: 1 session(s) scored"])
         out = result.stdout.str()
-        assert "INTERNALERROR" not in out and "speed" not in out.split("session evaluation")[-1] and "without a usable" not in out
+        assert (
+            "INTERNALERROR" not in out
+            and "speed" not in out.split("session evaluation")[-1]
+            and "without a usable" not in out
+        )
 
 
-def test_an_events_file_beside_that_cannot_be_read_is_a_usage_error(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+def test_an_events_file_beside_that_cannot_be_read_is_a_usage_error(
+    pytester: pytest.Pytester, write_metrics: MetricsWriter
+) -> None:
     metrics = write_metrics([session("a")])
     (metrics / "events.jsonl").mkdir()
     result = pytester.runpytest("--session-eval", str(metrics))
@@ -811,21 +1084,33 @@ def test_an_events_file_beside_that_cannot_be_read_is_a_usage_error(pytester: py
 
 def test_an_until_before_the_since_is_a_usage_error(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
     metrics = write_metrics([session("a")])
-    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-since", "2026-08-01", "--session-eval-until", "2026-07-01")
+    result = pytester.runpytest(
+        "--session-eval", str(metrics), "--session-eval-since", "2026-08-01", "--session-eval-until", "2026-07-01"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --session-eval-until: 2026-07-01 is before --session-eval-since 2026-08-01: no session could be selected"])
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: --session-eval-until: 2026-07-01 is before --session-eval-since 2026-08-01: no session could be selected"
+        ]
+    )
 
 
 @pytest.mark.parametrize("xdist", [(), ("-n", "2")])
-def test_a_data_path_pytest_cannot_collect_is_a_usage_error_naming_the_option(pytester: pytest.Pytester, write_metrics: MetricsWriter, xdist: tuple[str, ...]) -> None:
+def test_a_data_path_pytest_cannot_collect_is_a_usage_error_naming_the_option(
+    pytester: pytest.Pytester, write_metrics: MetricsWriter, xdist: tuple[str, ...]
+) -> None:
     write_metrics([session("a")], [], directory="run[1]")
     result = pytester.runpytest("--session-eval", "run[1]", *xdist)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --session-eval: run[[]1]/sessions.jsonl: pytest cannot collect a path containing '[' or '::'*"])
+    result.stderr.fnmatch_lines(
+        ["ERROR: --session-eval: run[[]1]/sessions.jsonl: pytest cannot collect a path containing '[' or '::'*"]
+    )
 
 
 @pytest.mark.parametrize("xdist", [(), ("-n", "2")])
-def test_a_data_path_that_is_not_utf8_is_a_usage_error_naming_the_option(pytester: pytest.Pytester, write_metrics: MetricsWriter, xdist: tuple[str, ...]) -> None:
+def test_a_data_path_that_is_not_utf8_is_a_usage_error_naming_the_option(
+    pytester: pytest.Pytester, write_metrics: MetricsWriter, xdist: tuple[str, ...]
+) -> None:
     if xdist:
         pytest.importorskip("xdist")
     metrics = write_metrics([session("a")], [])
@@ -842,14 +1127,20 @@ def test_a_data_path_that_is_not_utf8_is_a_usage_error_naming_the_option(pyteste
         ("--session-eval-journal", f"{odd}/eval.jsonl"),
         ("--session-eval-html", f"{odd}/page.html"),
     ]:
-        data = () if option == "--session-eval" else ("--session-eval", "ok/sessions.jsonl", "--session-eval-model-id", "m")
+        data = (
+            ()
+            if option == "--session-eval"
+            else ("--session-eval", "ok/sessions.jsonl", "--session-eval-model-id", "m")
+        )
         result = pytester.runpytest_subprocess(*data, option, value, "--junitxml", "j.xml", *xdist)
         assert result.ret == pytest.ExitCode.USAGE_ERROR, option
         result.stderr.fnmatch_lines([f"ERROR: {option}: *d\\udcff*: the path is not valid UTF-8*"])
         assert "Traceback" not in result.stdout.str() + result.stderr.str()
 
 
-def test_brackets_above_the_directory_pytest_runs_in_do_not_matter(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_brackets_above_the_directory_pytest_runs_in_do_not_matter(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from builders import metrics_writer
 
     project = pytester.path / "project[1]"
@@ -882,17 +1173,29 @@ def test_fixtures_per_test_collects_only_the_data(pytester: pytest.Pytester, wri
         assert "test_broken" not in result.stdout.str()
 
 
-def test_an_events_file_given_as_the_sessions_is_a_usage_error(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
+def test_an_events_file_given_as_the_sessions_is_a_usage_error(
+    pytester: pytest.Pytester, write_metrics: MetricsWriter
+) -> None:
     metrics = write_metrics([session("a")], [gate("2026-07-20T09:30:00Z")])
     pytester.mkdir("renamed")
-    write_jsonl(pytester.path / "renamed" / "ev.jsonl", [{"note": "header"}, {"event": "orchestrator.session.started", "session_id": "a"}])
+    write_jsonl(
+        pytester.path / "renamed" / "ev.jsonl",
+        [{"note": "header"}, {"event": "orchestrator.session.started", "session_id": "a"}],
+    )
     for args, message in (
-        (("--session-eval", str(metrics / "events.jsonl")), "ERROR: --session-eval: *: is the events file of this run too*"),
-        (("--session-eval", str(metrics), "--session-eval-events", str(metrics / "sessions.jsonl")),
-         "ERROR: --session-eval-events: *sessions.jsonl: is the sessions file of this run; give the events file"),
+        (
+            ("--session-eval", str(metrics / "events.jsonl")),
+            "ERROR: --session-eval: *: is the events file of this run too*",
+        ),
+        (
+            ("--session-eval", str(metrics), "--session-eval-events", str(metrics / "sessions.jsonl")),
+            "ERROR: --session-eval-events: *sessions.jsonl: is the sessions file of this run; give the events file",
+        ),
         # under another name, known by what it holds (a session start names a session too)
-        (("--session-eval", "renamed/ev.jsonl"),
-         "ERROR: --session-eval: *ev.jsonl: line 2 names event: the file holds orchestrator events; give the sessions file*"),
+        (
+            ("--session-eval", "renamed/ev.jsonl"),
+            "ERROR: --session-eval: *ev.jsonl: line 2 names event: the file holds orchestrator events; give the sessions file*",
+        ),
     ):
         result = pytester.runpytest(*args)
         assert result.ret == pytest.ExitCode.USAGE_ERROR

@@ -87,7 +87,9 @@ def test_a_valid_set_becomes_one_item_per_check(pytester: pytest.Pytester) -> No
     write(pytester, "prompts.jsonl", jsonl(scenario(), parent_only()))
     write(pytester, "test_unrelated.py", "def test_not_collected(): assert False\n")
     result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
-    expected = {f"prompts.jsonl::{sid}[{check}]" for sid in ("fix-failing-test", "explain-snippet") for check in SCENARIO_CHECKS}
+    expected = {
+        f"prompts.jsonl::{sid}[{check}]" for sid in ("fix-failing-test", "explain-snippet") for check in SCENARIO_CHECKS
+    }
     assert set(outcomes) == expected | {"prompts.jsonl::dataset[manifest]"}
     assert {nodeid: outcome for nodeid, outcome in outcomes.items() if outcome != "PASSED"} == {
         "prompts.jsonl::dataset[manifest]": "SKIPPED"
@@ -170,17 +172,20 @@ def test_each_rule_fails_its_own_item_naming_line_field_and_rule(
 def test_structural_errors_fail_at_their_line_and_other_lines_are_checked(pytester: pytest.Pytester) -> None:
     good = json.dumps(scenario()).encode()
     huge = b'{"id": "' + b"x" * (1 << 20) + b'"}'
-    text = b"\n".join(
-        [
-            good,
-            b"",
-            b'{"id": "a", "id": "b"}',
-            b"{not json",
-            b'{"id": "caf\xe9"}',
-            huge,
-            json.dumps(parent_only()).encode(),
-        ]
-    ) + b"\n"
+    text = (
+        b"\n".join(
+            [
+                good,
+                b"",
+                b'{"id": "a", "id": "b"}',
+                b"{not json",
+                b'{"id": "caf\xe9"}',
+                huge,
+                json.dumps(parent_only()).encode(),
+            ]
+        )
+        + b"\n"
+    )
     write(pytester, "prompts.jsonl", text)
     result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
     assert {nodeid: o for nodeid, o in outcomes.items() if o == "FAILED"} == {
@@ -220,24 +225,51 @@ def test_reportinfo_points_at_the_record_line(pytester: pytest.Pytester) -> None
         # A prompts.jsonl that is there but cannot be read is named as what it is.
         (["--policy-eval", "broken-dir"], "ERROR: --policy-eval: */broken-dir/prompts.jsonl: a broken symbolic link"),
         (["--policy-eval", "nested-dir"], "ERROR: --policy-eval: */nested-dir/prompts.jsonl: not a file"),
-        (["--policy-eval", "prompts.jsonl", "--policy-decisions", "nope.jsonl"],
-         "ERROR: --policy-decisions: */nope.jsonl: no such file or directory"),
-        (["--policy-eval", "prompts.jsonl", "--policy-manifest", "nope.json"],
-         "ERROR: --policy-manifest: */nope.json: no such file or directory"),
-        (["--policy-decisions", "prompts.jsonl"],
-         "ERROR: --policy-decisions: needs an envelope set to check: give --policy-eval PATH too"),
-        (["--policy-eval", "prompts.jsonl", "--policy-decisions", "prompts.jsonl"],
-         "ERROR: --policy-decisions: */prompts.jsonl is also given as an envelope set (--policy-eval)"),
-        (["--policy-eval", "prompts.jsonl", "--policy-eval", "other", "--policy-manifest", "m.json"],
-         "ERROR: --policy-manifest: one manifest cannot serve 2 envelope sets*"),
+        (
+            ["--policy-eval", "prompts.jsonl", "--policy-decisions", "nope.jsonl"],
+            "ERROR: --policy-decisions: */nope.jsonl: no such file or directory",
+        ),
+        (
+            ["--policy-eval", "prompts.jsonl", "--policy-manifest", "nope.json"],
+            "ERROR: --policy-manifest: */nope.json: no such file or directory",
+        ),
+        (
+            ["--policy-decisions", "prompts.jsonl"],
+            "ERROR: --policy-decisions: needs an envelope set to check: give --policy-eval PATH too",
+        ),
+        (
+            ["--policy-eval", "prompts.jsonl", "--policy-decisions", "prompts.jsonl"],
+            "ERROR: --policy-decisions: */prompts.jsonl is also given as an envelope set (--policy-eval)",
+        ),
+        (
+            ["--policy-eval", "prompts.jsonl", "--policy-eval", "other", "--policy-manifest", "m.json"],
+            "ERROR: --policy-manifest: one manifest cannot serve 2 envelope sets*",
+        ),
         # Another kind of data given as policy data: named, instead of one failed item per line.
-        (["--policy-eval", "sessions.jsonl"], "ERROR: --policy-eval: */sessions.jsonl: line 2 names session_id: the file holds session records (give them to --session-eval)"),
-        (["--policy-eval", "events.jsonl"], "ERROR: --policy-eval: */events.jsonl: line 1 names event: the file holds orchestrator events, not policy data"),
-        (["--policy-eval", "decisions.jsonl"], "ERROR: --policy-eval: */decisions.jsonl: line 1 names scenario_id: the file holds policy decisions (give them to --policy-decisions)"),
-        (["--policy-eval", "golden.json"], "ERROR: --policy-eval: */golden.json: holds a JSON document over several lines*"),
-        (["--policy-eval", "compact.json"], "ERROR: --policy-eval: */compact.json: holds a JSON document over several lines*"),
-        (["--policy-eval", "prompts.jsonl", "--policy-decisions", "other/prompts.jsonl"],
-         "ERROR: --policy-decisions: */other/prompts.jsonl: line 1 names prompt_or_scenario: the file holds policy envelopes (give them to --policy-eval)"),
+        (
+            ["--policy-eval", "sessions.jsonl"],
+            "ERROR: --policy-eval: */sessions.jsonl: line 2 names session_id: the file holds session records (give them to --session-eval)",
+        ),
+        (
+            ["--policy-eval", "events.jsonl"],
+            "ERROR: --policy-eval: */events.jsonl: line 1 names event: the file holds orchestrator events, not policy data",
+        ),
+        (
+            ["--policy-eval", "decisions.jsonl"],
+            "ERROR: --policy-eval: */decisions.jsonl: line 1 names scenario_id: the file holds policy decisions (give them to --policy-decisions)",
+        ),
+        (
+            ["--policy-eval", "golden.json"],
+            "ERROR: --policy-eval: */golden.json: holds a JSON document over several lines*",
+        ),
+        (
+            ["--policy-eval", "compact.json"],
+            "ERROR: --policy-eval: */compact.json: holds a JSON document over several lines*",
+        ),
+        (
+            ["--policy-eval", "prompts.jsonl", "--policy-decisions", "other/prompts.jsonl"],
+            "ERROR: --policy-decisions: */other/prompts.jsonl: line 1 names prompt_or_scenario: the file holds policy envelopes (give them to --policy-eval)",
+        ),
     ],
 )
 def test_bad_arguments_are_usage_errors(pytester: pytest.Pytester, args: list[str], message: str) -> None:
@@ -263,9 +295,21 @@ def test_bad_arguments_are_usage_errors(pytester: pytest.Pytester, args: list[st
     ("report", "target", "what"),
     [
         (("--junitxml",), "prompts.jsonl", "the JUnit XML report (--junitxml) */prompts.jsonl is an envelope set"),
-        (("--junitxml",), "prompts.manifest.json", "the JUnit XML report (--junitxml) */prompts.manifest.json is a manifest"),
-        (("--json-report", "--json-report-file"), "golden.json", "the JSON report (--json-report-file) */golden.json is a golden set"),
-        (("--junitxml",), "decisions.jsonl", "the JUnit XML report (--junitxml) */decisions.jsonl is the decisions file"),
+        (
+            ("--junitxml",),
+            "prompts.manifest.json",
+            "the JUnit XML report (--junitxml) */prompts.manifest.json is a manifest",
+        ),
+        (
+            ("--json-report", "--json-report-file"),
+            "golden.json",
+            "the JSON report (--json-report-file) */golden.json is a golden set",
+        ),
+        (
+            ("--junitxml",),
+            "decisions.jsonl",
+            "the JUnit XML report (--junitxml) */decisions.jsonl is the decisions file",
+        ),
     ],
 )
 def test_another_report_of_the_run_at_a_policy_input_is_a_usage_error(
@@ -281,7 +325,9 @@ def test_another_report_of_the_run_at_a_policy_input_is_a_usage_error(
     for spelled in (f"p/{target}", f"p/nowhere/../{target}", f"p/link/../{target}"):
         if spelled.startswith("p/link") and last != "--junitxml":
             continue  # the system resolves link/.. to the link's parent: that file is no input
-        result = pytester.runpytest("--policy-eval", "p", "--policy-decisions", "p/decisions.jsonl", *flags, f"{last}={spelled}")
+        result = pytester.runpytest(
+            "--policy-eval", "p", "--policy-decisions", "p/decisions.jsonl", *flags, f"{last}={spelled}"
+        )
         assert result.ret == pytest.ExitCode.USAGE_ERROR, spelled
         result.stderr.fnmatch_lines([f"ERROR: {what} of this run: the report would replace it, or be read as it"])
         assert (pytester.path / "p" / target).read_bytes() == before
@@ -303,7 +349,9 @@ def test_an_array_on_the_first_line_is_one_bad_line_not_a_document(pytester: pyt
 
 
 @pytest.mark.parametrize("torn", ['{"id": "a", "prompt_or_scenario": "first part', '{"note": "ends in \\\\\\"'])
-def test_a_first_record_torn_by_a_raw_newline_is_two_bad_lines_not_a_document(pytester: pytest.Pytester, torn: str) -> None:
+def test_a_first_record_torn_by_a_raw_newline_is_two_bad_lines_not_a_document(
+    pytester: pytest.Pytester, torn: str
+) -> None:
     # JSON text never breaks a line inside a string: a first line that ends inside one is a
     # record a raw newline tore, as it would be on any other line.
     write(pytester, "prompts.jsonl", torn + '\n second part"}\n' + jsonl(scenario()))
@@ -316,7 +364,9 @@ def test_a_first_record_torn_by_a_raw_newline_is_two_bad_lines_not_a_document(py
 @pytest.mark.parametrize(
     "closed", ['{"a": NaN}', '{"id": "x",}', '{"id": "x"}}', "[1, 2,]", '{"a": "{[", "b": -Infinity}', '{"a": "\\"{",}']
 )
-def test_a_first_line_that_closes_what_it_opens_is_a_bad_line_not_a_document(pytester: pytest.Pytester, closed: str) -> None:
+def test_a_first_line_that_closes_what_it_opens_is_a_bad_line_not_a_document(
+    pytester: pytest.Pytester, closed: str
+) -> None:
     # Whatever follows it: a line that closes its brackets is a line of JSON Lines, invalid
     # or not, never the opening of a document over several lines.
     write(pytester, "prompts.jsonl", closed + '\n"a string"\nnot json\n' + jsonl(scenario()))
@@ -363,7 +413,7 @@ def test_each_item_is_collected_once(pytester: pytest.Pytester) -> None:
 
 def test_a_node_id_selects_exactly_its_item(pytester: pytest.Pytester) -> None:
     write(pytester, "prompts.jsonl", jsonl(scenario(), parent_only()))
-    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "prompts.jsonl::explain-snippet[writer-role]")
+    _result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "prompts.jsonl::explain-snippet[writer-role]")
     assert outcomes == {"prompts.jsonl::explain-snippet[writer-role]": "PASSED"}
 
 
@@ -399,10 +449,10 @@ def test_an_id_spelled_like_a_taken_subject_still_gets_a_node_id_of_its_own(pyte
 
 def test_escaped_ids_round_trip_as_node_ids(pytester: pytest.Pytester) -> None:
     write(pytester, "prompts.jsonl", jsonl(scenario(id="a::b[c]")))
-    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
+    _, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
     nodeid = "prompts.jsonl::a:\\x3ab\\x5bc\\x5d[fields]"
     assert outcomes[nodeid] == "FAILED"
-    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", nodeid)
+    _result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", nodeid)
     assert outcomes == {nodeid: "FAILED"}
 
 
@@ -421,7 +471,7 @@ def test_data_another_plugin_put_in_place_of_the_default_paths_stays(pytester: p
                 config.args[:] = [str(config.rootpath / "test_own.py")]
         """
     )
-    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
+    _result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
     assert "test_own.py::test_own" in outcomes
     assert "test_default.py::test_default" not in outcomes
     assert "prompts.jsonl::fix-failing-test[fields]" in outcomes
@@ -431,7 +481,7 @@ def test_together_with_session_eval(pytester: pytest.Pytester) -> None:
     write(pytester, "prompts.jsonl", jsonl(scenario()))
     write(pytester, "sessions.jsonl", '{"session_id": "s1"}\n')
     write(pytester, "test_default.py", "def test_default(): pass\n")
-    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--session-eval", "sessions.jsonl")
+    _result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--session-eval", "sessions.jsonl")
     assert any(nodeid.startswith("sessions.jsonl::") for nodeid in outcomes)
     assert "prompts.jsonl::fix-failing-test[fields]" in outcomes
     assert "test_default.py::test_default" not in outcomes
@@ -445,14 +495,24 @@ def test_together_with_session_eval(pytester: pytest.Pytester) -> None:
         ("--session-eval-html", "prompts.manifest.json", "a manifest"),
     ],
 )
-def test_session_eval_outputs_never_write_to_policy_data(pytester: pytest.Pytester, output: str, target: str, what: str) -> None:
+def test_session_eval_outputs_never_write_to_policy_data(
+    pytester: pytest.Pytester, output: str, target: str, what: str
+) -> None:
     write(pytester, "prompts.jsonl", jsonl(scenario()))
     write(pytester, "decisions.jsonl", jsonl(observation()))
     write(pytester, "sessions.jsonl", '{"session_id": "s1", "status": "completed"}\n')
     before = {path.name: path.read_bytes() for path in pytester.path.iterdir() if path.is_file()}
     result = pytester.runpytest(
-        "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl", "--session-eval", "sessions.jsonl",
-        output, target, "--session-eval-model-id", "m",
+        "--policy-eval",
+        "prompts.jsonl",
+        "--policy-decisions",
+        "decisions.jsonl",
+        "--session-eval",
+        "sessions.jsonl",
+        output,
+        target,
+        "--session-eval-model-id",
+        "m",
     )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: {output}: *{target} is {what} of this run; it would be written to"])
@@ -504,7 +564,7 @@ def test_ini_keys(pytester: pytest.Pytester) -> None:
         policy_manifest = data/m.json
         """
     )
-    result, outcomes = run(pytester)
+    _result, outcomes = run(pytester)
     assert outcomes["data/prompts.jsonl::fix-failing-test[forward]"] == "PASSED"
     assert outcomes["data/decisions.jsonl::fix-failing-test[known-scenario]"] == "PASSED"
     assert outcomes["data/prompts.jsonl::dataset[min-records]"] == "FAILED"
@@ -521,7 +581,7 @@ def test_the_command_line_wins_over_the_ini_file(pytester: pytest.Pytester) -> N
     write(pytester, "a/prompts.jsonl", jsonl(scenario()))
     write(pytester, "b/prompts.jsonl", jsonl(parent_only()))
     pytester.makeini("[pytest]\npolicy_eval_paths = a/prompts.jsonl\n")
-    result, outcomes = run(pytester, "--policy-eval", "b/prompts.jsonl")
+    _result, outcomes = run(pytester, "--policy-eval", "b/prompts.jsonl")
     assert {nodeid.split("::")[0] for nodeid in outcomes} == {"b/prompts.jsonl"}
 
 
@@ -570,7 +630,7 @@ def test_an_explicit_manifest_replaces_the_one_beside(pytester: pytest.Pytester)
     write(pytester, "prompts.jsonl", jsonl(scenario()))
     write(pytester, "prompts.manifest.json", '{"min_records": 5}')
     write(pytester, "owner/manifest.json", '{"min_records": 1}')
-    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--policy-manifest", "owner/manifest.json")
+    _result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--policy-manifest", "owner/manifest.json")
     assert outcomes["prompts.jsonl::dataset[min-records]"] == "PASSED"
 
 
@@ -602,7 +662,9 @@ def test_a_golden_set_pytest_cannot_collect_is_blamed_on_the_manifest_that_names
     write(pytester, "g[1].json", "[]")
     result = pytester.runpytest("--policy-eval", "prompts.jsonl")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: prompts.manifest.json's golden_set: g[[]1].json: pytest cannot collect a path containing*"])
+    result.stderr.fnmatch_lines(
+        ["ERROR: prompts.manifest.json's golden_set: g[[]1].json: pytest cannot collect a path containing*"]
+    )
 
 
 def test_golden_set_named_by_the_manifest(pytester: pytest.Pytester) -> None:
@@ -646,7 +708,9 @@ def test_golden_set_named_by_the_manifest(pytester: pytest.Pytester) -> None:
         "golden/cases.json::dataset[quota:locale=de]": "PASSED",
         "golden/cases.json::dataset[quota:locales-declared]": "PASSED",
     }
-    result.stdout.fnmatch_lines(["golden/cases.json:13: case 'n-de': the case is in group 'negative' but has no rationale*"])
+    result.stdout.fnmatch_lines(
+        ["golden/cases.json:13: case 'n-de': the case is in group 'negative' but has no rationale*"]
+    )
 
 
 # --- forward tests -----------------------------------------------------------------------------
@@ -665,8 +729,15 @@ def test_forward_tests(pytester: pytest.Pytester) -> None:
         jsonl(
             observation(worker_results=[good, good]),
             observation("explain-snippet", decision="delegate", worker_count=1, worker_roles=["Spark Worker"]),
-            observation("secret-in-prompt", decision="parent-only", worker_count=0, worker_roles=[], writer_count=0,
-                        fallback="none", worker_results=[{**good, "notes": "extra"}]),
+            observation(
+                "secret-in-prompt",
+                decision="parent-only",
+                worker_count=0,
+                worker_roles=[],
+                writer_count=0,
+                fallback="none",
+                worker_results=[{**good, "notes": "extra"}],
+            ),
             observation("ghost"),
         ),
     )
@@ -696,15 +767,21 @@ def test_forward_tests(pytester: pytest.Pytester) -> None:
         ],
         consecutive=True,
     )
-    result.stdout.fnmatch_lines(["SKIPPED [[]1[]] prompts.jsonl: no observation for scenario 'unobserved' in decisions.jsonl"])
     result.stdout.fnmatch_lines(
-        ["decisions.jsonl:3: observation for scenario 'secret-in-prompt': worker result 1 adds 'notes'; a worker "
-         "result has exactly the six fields conclusion, evidence, files_and_lines, tests_or_checks, risks, "
-         "recommended_parent_action."]
+        ["SKIPPED [[]1[]] prompts.jsonl: no observation for scenario 'unobserved' in decisions.jsonl"]
     )
     result.stdout.fnmatch_lines(
-        ["decisions.jsonl:4: observation for scenario 'ghost', but no envelope set under test defines that "
-         "scenario (prompts.jsonl); correct scenario_id or add the scenario."]
+        [
+            "decisions.jsonl:3: observation for scenario 'secret-in-prompt': worker result 1 adds 'notes'; a worker "
+            "result has exactly the six fields conclusion, evidence, files_and_lines, tests_or_checks, risks, "
+            "recommended_parent_action."
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "decisions.jsonl:4: observation for scenario 'ghost', but no envelope set under test defines that "
+            "scenario (prompts.jsonl); correct scenario_id or add the scenario."
+        ]
     )
 
 
@@ -729,7 +806,11 @@ def test_bad_decision_lines_are_failed_items(pytester: pytest.Pytester) -> None:
 
 
 def test_json_report_metadata(pytester: pytest.Pytester) -> None:
-    write(pytester, "prompts.jsonl", jsonl(scenario(), scenario(id="tester-writes", expected_worker_role=["Spark Tester"])))
+    write(
+        pytester,
+        "prompts.jsonl",
+        jsonl(scenario(), scenario(id="tester-writes", expected_worker_role=["Spark Tester"])),
+    )
     pytester.runpytest("--policy-eval", "prompts.jsonl", "--json-report", "--json-report-file=report.json")
     report = json.loads((pytester.path / "report.json").read_text())
     tests = {test["nodeid"]: test for test in report["tests"]}
@@ -755,14 +836,22 @@ def test_json_report_metadata(pytester: pytest.Pytester) -> None:
 def test_junit_properties(pytester: pytest.Pytester) -> None:
     write(pytester, "prompts.jsonl", jsonl(scenario()))
     pytester.runpytest("--policy-eval", "prompts.jsonl", "--junitxml=out.xml")
-    case = next(c for c in ET.parse(pytester.path / "out.xml").iter("testcase") if c.get("name") == "fix-failing-test[fields]")
+    case = next(
+        c for c in ET.parse(pytester.path / "out.xml").iter("testcase") if c.get("name") == "fix-failing-test[fields]"
+    )
     properties = {p.get("name"): p.get("value") for p in case.iter("property")}
     assert properties["policy_check"] == "fields"
     assert properties["scenario_id"] == "fix-failing-test"
     assert properties["line"] == "1"
     assert properties["policy_file"] == "prompts.jsonl"
-    whole = next(c for c in ET.parse(pytester.path / "out.xml").iter("testcase") if c.get("name") == "dataset[manifest]")
-    assert {p.get("name"): p.get("value") for p in whole.iter("property")}.keys() == {"policy_file", "policy_check", "detail"}
+    whole = next(
+        c for c in ET.parse(pytester.path / "out.xml").iter("testcase") if c.get("name") == "dataset[manifest]"
+    )
+    assert {p.get("name"): p.get("value") for p in whole.iter("property")}.keys() == {
+        "policy_file",
+        "policy_check",
+        "detail",
+    }
 
 
 @pytest.mark.parametrize("xdist", [(), ("-n", "2"), ("-n", "2", "--dist", "each")])
@@ -876,11 +965,19 @@ def test_a_golden_set_that_is_another_input_of_the_run_is_a_usage_error(pytester
     write(pytester, "prompts.jsonl", jsonl(scenario()))
     write(pytester, "decisions.jsonl", jsonl(observation()))
     (pytester.path / "dec-link.jsonl").symlink_to(pytester.path / "decisions.jsonl")
-    for named, role in (("prompts.jsonl", "an envelope set"), ("decisions.jsonl", "the decisions file"), ("dec-link.jsonl", "the decisions file")):
+    for named, role in (
+        ("prompts.jsonl", "an envelope set"),
+        ("decisions.jsonl", "the decisions file"),
+        ("dec-link.jsonl", "the decisions file"),
+    ):
         write(pytester, "prompts.manifest.json", json.dumps({"golden_set": named}))
         result = pytester.runpytest("--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl")
         assert result.ret == pytest.ExitCode.USAGE_ERROR
-        result.stderr.fnmatch_lines([f"ERROR: --policy-eval: prompts.manifest.json names *{named} as its golden set, but that file is {role} of this run"])
+        result.stderr.fnmatch_lines(
+            [
+                f"ERROR: --policy-eval: prompts.manifest.json names *{named} as its golden set, but that file is {role} of this run"
+            ]
+        )
 
 
 def test_a_blank_scenario_id_names_no_scenario(pytester: pytest.Pytester) -> None:
@@ -896,7 +993,9 @@ def test_a_data_path_pytest_cannot_collect_is_a_usage_error(pytester: pytest.Pyt
     write(pytester, "set::1/prompts.jsonl", jsonl(scenario()))
     result = pytester.runpytest("--policy-eval", "set::1/prompts.jsonl")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --policy-eval: set::1/prompts.jsonl: pytest cannot collect a path containing*"])
+    result.stderr.fnmatch_lines(
+        ["ERROR: --policy-eval: set::1/prompts.jsonl: pytest cannot collect a path containing*"]
+    )
 
 
 def test_a_typo_in_the_envelope_manifest_does_not_drop_its_golden_set(pytester: pytest.Pytester) -> None:
@@ -913,9 +1012,11 @@ def test_an_unreadable_golden_set_fails_once_and_skips_its_dataset_rules(pyteste
     write(pytester, "prompts.jsonl", jsonl(scenario()))
     write(pytester, "prompts.manifest.json", json.dumps({"golden_set": "golden.json"}))
     write(pytester, "golden.json", '[\n{"id": "a", "group": "negative", "locale": "en", "rationale": "r"},,\n]\n')
-    write(pytester, "golden.manifest.json", json.dumps(
-        {"min_records": 1, "quotas": {"label_field": "group", "per_label": {"negative": 1}}}
-    ))
+    write(
+        pytester,
+        "golden.manifest.json",
+        json.dumps({"min_records": 1, "quotas": {"label_field": "group", "per_label": {"negative": 1}}}),
+    )
     result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "-rs")
     golden = {n: o for n, o in outcomes.items() if n.startswith("golden.json::")}
     assert golden == {
@@ -932,17 +1033,35 @@ def test_a_line_faulty_for_a_repeated_key_fails_once_not_also_as_a_missing_scena
     repeated = json.dumps(parent_only("explain-snippet"))[:-1] + ', "expected_fallback": "none"}\n'
     write(pytester, "prompts.jsonl", jsonl(scenario()) + repeated)
     write(pytester, "prompts.manifest.json", json.dumps({"required_ids": ["fix-failing-test", "explain-snippet"]}))
-    write(pytester, "decisions.jsonl", jsonl(observation(), observation("explain-snippet", decision="parent-only", worker_count=0, worker_roles=[], writer_count=0, fallback="none")))
+    write(
+        pytester,
+        "decisions.jsonl",
+        jsonl(
+            observation(),
+            observation(
+                "explain-snippet",
+                decision="parent-only",
+                worker_count=0,
+                worker_roles=[],
+                writer_count=0,
+                fallback="none",
+            ),
+        ),
+    )
     result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl", "-rs")
     failed = sorted(n for n, o in outcomes.items() if o == "FAILED")
     assert failed == ["prompts.jsonl::line-2[duplicate-key]"]
     assert outcomes["prompts.jsonl::dataset[required-ids]"] == "PASSED"
     assert outcomes["decisions.jsonl::explain-snippet[known-scenario]"] == "SKIPPED"
-    result.stdout.fnmatch_lines(["*cannot check: scenario 'explain-snippet' is named by a faulty line, prompts.jsonl:2 (see its check)*"])
+    result.stdout.fnmatch_lines(
+        ["*cannot check: scenario 'explain-snippet' is named by a faulty line, prompts.jsonl:2 (see its check)*"]
+    )
 
 
 def failed_and_skipped(outcomes: dict[str, str]) -> tuple[list[str], list[str]]:
-    return sorted(n for n, o in outcomes.items() if o == "FAILED"), sorted(n for n, o in outcomes.items() if o == "SKIPPED")
+    return sorted(n for n, o in outcomes.items() if o == "FAILED"), sorted(
+        n for n, o in outcomes.items() if o == "SKIPPED"
+    )
 
 
 def example_copy(pytester: pytest.Pytester) -> Path:
@@ -1028,22 +1147,41 @@ def test_an_invalid_golden_manifest_guesses_no_rationale_rule(pytester: pytest.P
 
 
 def test_groups_of_values_that_are_no_strings_match_whatever_the_key_order(pytester: pytest.Pytester) -> None:
-    write(pytester, "prompts.jsonl", jsonl(parent_only("a"), parent_only("b", expected_worker_count_range={"max": 0, "min": 0})))
-    write(pytester, "prompts.manifest.json", json.dumps(
-        {"quotas": {"label_field": "expected_worker_count_range", "per_label": {'{"min": 0, "max": 0}': 2}}}
-    ))
+    write(
+        pytester,
+        "prompts.jsonl",
+        jsonl(parent_only("a"), parent_only("b", expected_worker_count_range={"max": 0, "min": 0})),
+    )
+    write(
+        pytester,
+        "prompts.manifest.json",
+        json.dumps(
+            {"quotas": {"label_field": "expected_worker_count_range", "per_label": {'{"min": 0, "max": 0}': 2}}}
+        ),
+    )
     _, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
     # (the quotes of the name are escaped in the node id, as every HTML special is)
-    assert outcomes['prompts.jsonl::dataset[quota:label={\\x22min\\x22: 0, \\x22max\\x22: 0}]'] == "PASSED"
+    assert outcomes["prompts.jsonl::dataset[quota:label={\\x22min\\x22: 0, \\x22max\\x22: 0}]"] == "PASSED"
     assert outcomes["prompts.jsonl::dataset[quota:labels-declared]"] == "PASSED"
 
 
-def test_a_grouping_field_that_is_no_record_field_is_reported_at_its_line_beside_other_problems(pytester: pytest.Pytester) -> None:
+def test_a_grouping_field_that_is_no_record_field_is_reported_at_its_line_beside_other_problems(
+    pytester: pytest.Pytester,
+) -> None:
     write(pytester, "prompts.jsonl", jsonl(scenario()))
-    write(pytester, "prompts.manifest.json", '{\n  "min_records": "3",\n  "quotas": {\n    "label_field": "expected_decision"\n  }\n}\n')
+    write(
+        pytester,
+        "prompts.manifest.json",
+        '{\n  "min_records": "3",\n  "quotas": {\n    "label_field": "expected_decision"\n  }\n}\n',
+    )
     result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
     assert outcomes["prompts.jsonl::dataset[manifest]"] == "FAILED"
-    result.stdout.fnmatch_lines_random(["*prompts.manifest.json:2: min_records is*", "*prompts.manifest.json:3: quotas: quotas group by 'expected_decision'*"])
+    result.stdout.fnmatch_lines_random(
+        [
+            "*prompts.manifest.json:2: min_records is*",
+            "*prompts.manifest.json:3: quotas: quotas group by 'expected_decision'*",
+        ]
+    )
 
 
 NEED_LABEL = "quotas: per_label and per_label_locale quotas need label_field (the field to group by)"
@@ -1055,16 +1193,22 @@ NO_RECORD_FIELD = "quotas: quotas group by 'lang', which is not a field of a sce
     ("quotas", "told"),
     [
         # a member is invalid: pydantic runs no rule across the members, which are told all the same
-        ({"label_field": "expected_fallback", "per_label": {"none": "x"}, "per_locale": {"en": 1}},
-         ["quotas.per_label.none: a quota is a count*", NEED_LOCALE]),
-        ({"locale_field": "lang", "per_locale": {"en": -1}, "per_label": {"none": 1}},
-         ["quotas.per_locale.en: a count is a whole number >= 0, not -1", NEED_LABEL, NO_RECORD_FIELD]),
+        (
+            {"label_field": "expected_fallback", "per_label": {"none": "x"}, "per_locale": {"en": 1}},
+            ["quotas.per_label.none: a quota is a count*", NEED_LOCALE],
+        ),
+        (
+            {"locale_field": "lang", "per_locale": {"en": -1}, "per_label": {"none": 1}},
+            ["quotas.per_locale.en: a count is a whole number >= 0, not -1", NEED_LABEL, NO_RECORD_FIELD],
+        ),
         # every member is valid: a group field missing hides no unknown record field
         ({"locale_field": "lang", "per_label": {"none": 1}}, [NEED_LABEL, NO_RECORD_FIELD]),
         ({"label_field": "expected_fallback", "locale_field": "lang", "per_locale": {"en": 1}}, [NO_RECORD_FIELD]),
     ],
 )
-def test_an_invalid_manifest_tells_every_problem_of_its_quotas(pytester: pytest.Pytester, quotas: dict[str, Any], told: list[str]) -> None:
+def test_an_invalid_manifest_tells_every_problem_of_its_quotas(
+    pytester: pytest.Pytester, quotas: dict[str, Any], told: list[str]
+) -> None:
     write(pytester, "prompts.jsonl", jsonl(scenario()))
     write(pytester, "prompts.manifest.json", '{\n  "min_records": 1,\n  "quotas": ' + json.dumps(quotas) + "\n}\n")
     result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
@@ -1072,7 +1216,9 @@ def test_an_invalid_manifest_tells_every_problem_of_its_quotas(pytester: pytest.
     section = result.stdout.str().split("dataset[manifest] _")[1].split("Fix the manifest")[0]
     lines = [line for line in section.splitlines() if line.startswith("prompts.manifest.json:")]
     assert len(lines) == len(told), lines
-    assert all(fnmatch.fnmatch(line, f"prompts.manifest.json:3: {pattern}") for line, pattern in zip(lines, told)), lines
+    assert all(fnmatch.fnmatch(line, f"prompts.manifest.json:3: {pattern}") for line, pattern in zip(lines, told)), (
+        lines
+    )
 
 
 def test_an_observation_on_a_faulty_line_is_named_by_the_forward_skip(pytester: pytest.Pytester) -> None:
@@ -1080,7 +1226,11 @@ def test_an_observation_on_a_faulty_line_is_named_by_the_forward_skip(pytester: 
     write(pytester, "decisions.jsonl", json.dumps(observation())[:-1] + ', "fallback": "parent-only"}\n')
     result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl", "-rs")
     assert outcomes["prompts.jsonl::fix-failing-test[forward]"] == "SKIPPED"
-    result.stdout.fnmatch_lines(["*cannot compare: the observation for scenario 'fix-failing-test' is on a faulty line, decisions.jsonl:1 (see its check)*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*cannot compare: the observation for scenario 'fix-failing-test' is on a faulty line, decisions.jsonl:1 (see its check)*"
+        ]
+    )
 
 
 def test_a_line_that_holds_json_but_no_object_is_read_and_explains_no_shortfall(pytester: pytest.Pytester) -> None:
@@ -1099,10 +1249,15 @@ def test_a_run_that_runs_no_item_prints_no_policy_summary(pytester: pytest.Pytes
     write(pytester, "decisions.jsonl", jsonl(observation()))
     result = pytester.runpytest("--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl", dry_run)
     assert "policy evaluation" not in result.stdout.str()
-    assert "policy evaluation" in pytester.runpytest("--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl").stdout.str()
+    assert (
+        "policy evaluation"
+        in pytester.runpytest("--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl").stdout.str()
+    )
 
 
-def test_two_spellings_of_one_json_group_count_alike_whatever_the_hash_seed(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_two_spellings_of_one_json_group_count_alike_whatever_the_hash_seed(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     write(pytester, "prompts.jsonl", jsonl(parent_only("solo")))
     manifest = {
         "quotas": {
@@ -1121,29 +1276,54 @@ def test_two_spellings_of_one_json_group_count_alike_whatever_the_hash_seed(pyte
 
 def test_a_label_spelled_like_a_pair_gets_a_quota_item_of_its_own(pytester: pytest.Pytester) -> None:
     write(pytester, "prompts.jsonl", jsonl(parent_only("solo")))
-    manifest = {"quotas": {"label_field": "expected_fallback", "locale_field": "expected_writer_count",
-                           "per_label": {"none,locale=0": 0}, "per_label_locale": {"none": {"0": 1}}}}
+    manifest = {
+        "quotas": {
+            "label_field": "expected_fallback",
+            "locale_field": "expected_writer_count",
+            "per_label": {"none,locale=0": 0},
+            "per_label_locale": {"none": {"0": 1}},
+        }
+    }
     write(pytester, "prompts.manifest.json", json.dumps(manifest))
-    ids = [line for line in pytester.runpytest("--policy-eval", "prompts.jsonl", "--co", "-q").stdout.lines if "quota:label=none,locale=0" in line]
-    assert ids == ["prompts.jsonl::dataset[quota:label=none,locale=0]", "prompts.jsonl::dataset[quota:label=none,locale=0~2]"]
+    ids = [
+        line
+        for line in pytester.runpytest("--policy-eval", "prompts.jsonl", "--co", "-q").stdout.lines
+        if "quota:label=none,locale=0" in line
+    ]
+    assert ids == [
+        "prompts.jsonl::dataset[quota:label=none,locale=0]",
+        "prompts.jsonl::dataset[quota:label=none,locale=0~2]",
+    ]
 
 
-def test_an_observation_on_a_line_that_repeats_a_key_still_counts_for_the_forward_test(pytester: pytest.Pytester) -> None:
+def test_an_observation_on_a_line_that_repeats_a_key_still_counts_for_the_forward_test(
+    pytester: pytest.Pytester,
+) -> None:
     write(pytester, "prompts.jsonl", jsonl(scenario()))
     repeated = json.dumps(observation(worker_count=5))[:-1] + ', "fallback": "parent-only"}'
     write(pytester, "decisions.jsonl", jsonl(observation()) + repeated + "\n")
     result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl", "-rs")
     assert outcomes["prompts.jsonl::fix-failing-test[forward]"] == "SKIPPED"
-    result.stdout.fnmatch_lines(["*2 observations for scenario 'fix-failing-test' in decisions.jsonl (lines 1, 2); a forward test needs exactly one"])
+    result.stdout.fnmatch_lines(
+        [
+            "*2 observations for scenario 'fix-failing-test' in decisions.jsonl (lines 1, 2); a forward test needs exactly one"
+        ]
+    )
 
 
 def test_a_key_missing_inside_a_field_is_said_missing(pytester: pytest.Pytester) -> None:
-    write(pytester, "prompts.jsonl", jsonl(scenario(expected_worker_count_range={"min": 1}), scenario(id="b", expected_worker_count_range=[1, 2])))
+    write(
+        pytester,
+        "prompts.jsonl",
+        jsonl(scenario(expected_worker_count_range={"min": 1}), scenario(id="b", expected_worker_count_range=[1, 2])),
+    )
     result, _ = run(pytester, "--policy-eval", "prompts.jsonl")
-    result.stdout.fnmatch_lines_random([
-        "*field expected_worker_count_range.max is missing (rule: *",
-        "*field expected_worker_count_range is ?1, 2?, but it should be an object (rule: *",
-    ])
+    result.stdout.fnmatch_lines_random(
+        [
+            "*field expected_worker_count_range.max is missing (rule: *",
+            "*field expected_worker_count_range is ?1, 2?, but it should be an object (rule: *",
+        ]
+    )
     assert "WorkerCountRange" not in result.stdout.str()
 
 
@@ -1153,7 +1333,7 @@ def test_a_record_without_a_valid_id_makes_id_checks_cannot_tell_not_fail(pytest
     write(pytester, "prompts.jsonl", jsonl(broken))
     write(pytester, "prompts.manifest.json", json.dumps({"required_ids": ["zz"], "min_records": 1}))
     write(pytester, "decisions.jsonl", jsonl(observation("zz")))
-    result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl")
+    _result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl")
     assert [nodeid for nodeid, outcome in outcomes.items() if outcome == "FAILED"] == ["prompts.jsonl::line-1[fields]"]
     assert outcomes["prompts.jsonl::dataset[required-ids]"] == "SKIPPED"
     assert outcomes["decisions.jsonl::zz[known-scenario]"] == "SKIPPED"
@@ -1181,13 +1361,17 @@ def test_cannot_tell_names_a_few_unreadable_lines_and_counts_the_rest(pytester: 
     write(pytester, "prompts.jsonl", jsonl(parent_only()) + '{"id": \n' * broken)
     write(pytester, "decisions.jsonl", jsonl(observation("zz"), observation("yy")))
     result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl", "-rs")
-    assert outcomes["decisions.jsonl::zz[known-scenario]"] == outcomes["decisions.jsonl::yy[known-scenario]"] == "SKIPPED"
+    assert (
+        outcomes["decisions.jsonl::zz[known-scenario]"] == outcomes["decisions.jsonl::yy[known-scenario]"] == "SKIPPED"
+    )
     reasons = [line for line in result.outlines if "[known-scenario]" not in line and "cannot tell: scenario" in line]
     assert len(reasons) == 2
     if broken == 1:
         assert all("(prompts.jsonl:2; see its check)" in reason for reason in reasons)
     else:
-        assert all("(prompts.jsonl:2, prompts.jsonl:3, prompts.jsonl:4 and 2 more; see their checks)" in r for r in reasons)
+        assert all(
+            "(prompts.jsonl:2, prompts.jsonl:3, prompts.jsonl:4 and 2 more; see their checks)" in r for r in reasons
+        )
 
 
 @pytest.mark.parametrize("where", ["envelopes", "decisions"])
@@ -1216,7 +1400,9 @@ def test_cannot_tell_names_unsure_lines_in_line_order(pytester: pytest.Pytester)
     write(pytester, "decisions.jsonl", jsonl(observation("zz")))
     result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl", "-rs")
     assert outcomes["decisions.jsonl::zz[known-scenario]"] == "SKIPPED"
-    result.stdout.fnmatch_lines(["*cannot tell: scenario 'zz' *(prompts.jsonl:2, prompts.jsonl:3, prompts.jsonl:4; see their checks)*"])
+    result.stdout.fnmatch_lines(
+        ["*cannot tell: scenario 'zz' *(prompts.jsonl:2, prompts.jsonl:3, prompts.jsonl:4; see their checks)*"]
+    )
 
 
 def test_a_policy_run_indexes_the_failure_summary_and_keeps_teardown_sections(pytester: pytest.Pytester) -> None:
@@ -1234,7 +1420,13 @@ def test_a_policy_run_indexes_the_failure_summary_and_keeps_teardown_sections(py
     )
     pytester.makepyfile(test_own=NOISY_TEARDOWN)
     result = pytester.runpytest(
-        "-p", "no:cacheprovider", "--policy-eval", "prompts.jsonl", "--policy-decisions", "decisions.jsonl", "test_own.py"
+        "-p",
+        "no:cacheprovider",
+        "--policy-eval",
+        "prompts.jsonl",
+        "--policy-decisions",
+        "decisions.jsonl",
+        "test_own.py",
     )
     result.stdout.fnmatch_lines(["*_ test_fails _*", "*- Captured stdout teardown -*", "teardown says hello"])
     result.stdout.fnmatch_lines(["*zz*known-scenario*", "teardown lookup indexed: True"])
@@ -1266,7 +1458,9 @@ def test_an_integer_of_more_digits_than_read_is_named_as_such(pytester: pytest.P
     write(pytester, "prompts.jsonl", jsonl(parent_only()) + line + "\n")
     result, outcomes = run(pytester, "--policy-eval", "prompts.jsonl")
     assert outcomes["prompts.jsonl::line-2[json]"] == "FAILED"
-    result.stdout.fnmatch_lines(["*prompts.jsonl: line 2 holds an integer of 5,000 digits; integers of more than 4,300 digits are not read*"])
+    result.stdout.fnmatch_lines(
+        ["*prompts.jsonl: line 2 holds an integer of 5,000 digits; integers of more than 4,300 digits are not read*"]
+    )
     assert "set_int_max_str_digits" not in result.stdout.str()
 
 
@@ -1276,7 +1470,9 @@ def test_a_lone_surrogate_in_a_golden_path_reads_the_same_under_xdist(pytester: 
     write(pytester, "prompts.manifest.json", '{"golden_set": "\\udcff.json"}')
     messages = []
     for extra in ((), ("-n", "2")):
-        pytester.runpytest_subprocess("-p", "no:cacheprovider", "--policy-eval", "prompts.jsonl", "--junitxml", "j.xml", *extra)
+        pytester.runpytest_subprocess(
+            "-p", "no:cacheprovider", "--policy-eval", "prompts.jsonl", "--junitxml", "j.xml", *extra
+        )
         failures = [
             failure.get("message", "")
             for case in ET.parse(pytester.path / "j.xml").iter("testcase")
@@ -1303,8 +1499,16 @@ def test_a_session_journal_aimed_at_a_policy_manifest_is_refused_as_such(pyteste
     write(pytester, "prompts.manifest.json", json.dumps({"min_records": 1}, indent=2))  # no line is a whole object
     write(pytester, "sessions.jsonl", '{"session_id": "s1", "status": "completed"}\n')
     result = pytester.runpytest(
-        "--policy-eval", "prompts.jsonl", "--session-eval", "sessions.jsonl",
-        "--session-eval-journal", "prompts.manifest.json", "--session-eval-model-id", "m",
+        "--policy-eval",
+        "prompts.jsonl",
+        "--session-eval",
+        "sessions.jsonl",
+        "--session-eval-journal",
+        "prompts.manifest.json",
+        "--session-eval-model-id",
+        "m",
     )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --session-eval-journal: *prompts.manifest.json is a manifest of this run; it would be written to"])
+    result.stderr.fnmatch_lines(
+        ["ERROR: --session-eval-journal: *prompts.manifest.json is a manifest of this run; it would be written to"]
+    )

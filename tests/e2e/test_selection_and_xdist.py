@@ -41,7 +41,9 @@ def scored(result: pytest.RunResult) -> list[str]:
         (["--session-eval-until", "2026-07-31T23:59:59Z"], ["july-1", "july-31", "june"]),  # the instant itself is in
     ],
 )
-def test_since_and_until_filter_on_started_at(pytester: pytest.Pytester, metrics: Path, args: list[str], expected: list[str]) -> None:
+def test_since_and_until_filter_on_started_at(
+    pytester: pytest.Pytester, metrics: Path, args: list[str], expected: list[str]
+) -> None:
     result = pytester.runpytest("--session-eval", str(metrics), "--co", "-q", *args)
     assert scored(result) == expected
 
@@ -49,14 +51,26 @@ def test_since_and_until_filter_on_started_at(pytester: pytest.Pytester, metrics
 def test_since_and_until_as_ini_keys(pytester: pytest.Pytester, metrics: Path) -> None:
     pytester.makeini("[pytest]\nsession_eval_since = 2026-07-01\nsession_eval_until = 2026-07-31\n")
     assert scored(pytester.runpytest("--session-eval", str(metrics), "--co", "-q")) == ["july-1", "july-31"]
-    assert scored(pytester.runpytest("--session-eval", str(metrics), "--co", "-q", "--session-eval-until", "2026-08-01")) == ["august", "july-1", "july-31"]
+    assert scored(
+        pytester.runpytest("--session-eval", str(metrics), "--co", "-q", "--session-eval-until", "2026-08-01")
+    ) == ["august", "july-1", "july-31"]
 
 
 @pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
-def test_the_summary_counts_the_sessions_the_date_range_left_out(pytester: pytest.Pytester, metrics: Path, workers: tuple[str, ...]) -> None:
+def test_the_summary_counts_the_sessions_the_date_range_left_out(
+    pytester: pytest.Pytester, metrics: Path, workers: tuple[str, ...]
+) -> None:
     if workers:
         pytest.importorskip("xdist")
-    some = pytester.runpytest("--session-eval", str(metrics), "--session-eval-since", "2026-07-01", "--session-eval-until", "2026-07-31", *workers)
+    some = pytester.runpytest(
+        "--session-eval",
+        str(metrics),
+        "--session-eval-since",
+        "2026-07-01",
+        "--session-eval-until",
+        "2026-07-31",
+        *workers,
+    )
     some.assert_outcomes(skipped=4, xfailed=6)
     some.stdout.fnmatch_lines(
         [
@@ -68,18 +82,31 @@ def test_the_summary_counts_the_sessions_the_date_range_left_out(pytester: pytes
     # Every session outside the range: pytest's "no tests ran" alone would not say why.
     none = pytester.runpytest("--session-eval", str(metrics), "--session-eval-since", "2027-01-01", *workers)
     assert none.ret == pytest.ExitCode.NO_TESTS_COLLECTED
-    none.stdout.fnmatch_lines(["*= session evaluation =*", "*metrics/sessions.jsonl: 5 session record(s) left out by the date range since 2027-01-01 (--session-eval-since): *"])
+    none.stdout.fnmatch_lines(
+        [
+            "*= session evaluation =*",
+            "*metrics/sessions.jsonl: 5 session record(s) left out by the date range since 2027-01-01 (--session-eval-since): *",
+        ]
+    )
     every = pytester.runpytest("--session-eval", str(metrics), *workers)
     every.stdout.no_fnmatch_line("*left out*")
 
 
-def test_the_summary_names_what_left_a_sessions_file_without_items(pytester: pytest.Pytester, write_metrics: MetricsWriter) -> None:
-    first = write_metrics([session("a"), {"status": "completed", "started_at": "2026-01-01T00:00:00Z"}], [], directory="first")
+def test_the_summary_names_what_left_a_sessions_file_without_items(
+    pytester: pytest.Pytester, write_metrics: MetricsWriter
+) -> None:
+    first = write_metrics(
+        [session("a"), {"status": "completed", "started_at": "2026-01-01T00:00:00Z"}], [], directory="first"
+    )
     second = write_metrics([session("b")], [], directory="second")
     pytester.makeini("[pytest]\nsession_eval_since = 2026-07-01\n")
     # a record without a session id is counted among those the range left out
     dated = pytester.runpytest(f"--session-eval={first}")
-    dated.stdout.fnmatch_lines(["*first/sessions.jsonl: 1 session record(s) left out by the date range since 2026-07-01 (ini key session_eval_since in *): *"])
+    dated.stdout.fnmatch_lines(
+        [
+            "*first/sessions.jsonl: 1 session record(s) left out by the date range since 2026-07-01 (ini key session_eval_since in *): *"
+        ]
+    )
     # the sessions named are in another file: that one holds records all the same
     named = pytester.runpytest(f"--session-eval={first}", f"--session-eval={second}", "--session-eval-session", "a")
     named.stdout.fnmatch_lines(["*second/sessions.jsonl: none of its sessions is named by --session-eval-session"])
@@ -99,10 +126,17 @@ def test_a_sessions_file_without_a_record_says_so(pytester: pytest.Pytester, con
 def test_a_sessions_items_stay_on_one_worker(pytester: pytest.Pytester) -> None:
     pytest.importorskip("xdist")
     pytester.makeini("[pytest]\n")
-    write_jsonl(pytester.path / "sessions.jsonl", [session(f"s{i:02d}", f"2026-07-{i + 1:02d}T09:00:00Z", f"2026-07-{i + 1:02d}T10:00:00Z") for i in range(12)])
-    result = pytester.runpytest_subprocess("--session-eval", "sessions.jsonl", "-n", "2", "--dist", "loadgroup", "-v", "-rA")
+    write_jsonl(
+        pytester.path / "sessions.jsonl",
+        [session(f"s{i:02d}", f"2026-07-{i + 1:02d}T09:00:00Z", f"2026-07-{i + 1:02d}T10:00:00Z") for i in range(12)],
+    )
+    result = pytester.runpytest_subprocess(
+        "--session-eval", "sessions.jsonl", "-n", "2", "--dist", "loadgroup", "-v", "-rA"
+    )
     # Reports carry the node ids of a run without xdist: no group tag, no stray bracket.
-    summary = [line.split(" - ")[0] for line in result.stdout.lines if line.startswith(("PASSED ", "XFAIL ")) and "::" in line]
+    summary = [
+        line.split(" - ")[0] for line in result.stdout.lines if line.startswith(("PASSED ", "XFAIL ")) and "::" in line
+    ]
     assert summary and all(re.fullmatch(r"\w+ sessions\.jsonl::s\d+\[[a-z-]+\]", line) for line in summary), summary[:3]
     workers: dict[str, set[str]] = defaultdict(set)
     for line in result.stdout.lines:
@@ -115,20 +149,28 @@ def test_a_sessions_items_stay_on_one_worker(pytester: pytest.Pytester) -> None:
 
 
 @pytest.mark.parametrize("first", [(), ("-n", "2", "--dist", "loadgroup")], ids=["serial-first", "loadgroup-first"])
-def test_last_failed_carries_over_between_serial_and_loadgroup_runs(pytester: pytest.Pytester, first: tuple[str, ...]) -> None:
+def test_last_failed_carries_over_between_serial_and_loadgroup_runs(
+    pytester: pytest.Pytester, first: tuple[str, ...]
+) -> None:
     pytest.importorskip("xdist")
     pytester.makeini("[pytest]\n")
-    write_jsonl(pytester.path / "sessions.jsonl", [
-        session("good", "2026-07-01T09:00:00Z", "2026-07-01T10:00:00Z"),
-        session("bad", "2026-07-02T09:00:00Z", "2026-07-02T10:00:00Z") | {"effectiveness": {"completion_rate": 0.1}},
-    ])
+    write_jsonl(
+        pytester.path / "sessions.jsonl",
+        [
+            session("good", "2026-07-01T09:00:00Z", "2026-07-01T10:00:00Z"),
+            session("bad", "2026-07-02T09:00:00Z", "2026-07-02T10:00:00Z")
+            | {"effectiveness": {"completion_rate": 0.1}},
+        ],
+    )
     then = ("-n", "2", "--dist", "loadgroup") if not first else ()
     assert pytester.runpytest_subprocess("--session-eval", "sessions.jsonl", *first).parseoutcomes()["failed"] == 1
     rerun = pytester.runpytest_subprocess("--session-eval", "sessions.jsonl", "--lf", "-rf", *then)
     rerun.assert_outcomes(failed=1)
     rerun.stdout.fnmatch_lines(["FAILED sessions.jsonl::bad?plan-fidelity?*"])
     ordered = pytester.runpytest_subprocess("--session-eval", "sessions.jsonl", "--ff", "-v", "-p", "no:xdist")
-    assert [line for line in ordered.stdout.lines if "::" in line][0].startswith("sessions.jsonl::bad[plan-fidelity] FAILED")
+    assert next(line for line in ordered.stdout.lines if "::" in line).startswith(
+        "sessions.jsonl::bad[plan-fidelity] FAILED"
+    )
 
 
 def test_lone_surrogates_in_the_data_travel_to_and_from_xdist_workers(pytester: pytest.Pytester) -> None:
@@ -142,7 +184,16 @@ def test_lone_surrogates_in_the_data_travel_to_and_from_xdist_workers(pytester: 
         "def pytest_sessioneval_judge(record):\n"
         "    return [{'id': 'report-quality', 'status': 'pass', 'evidence': 'seen \\ud800'}]\n"
     )
-    common = ("--session-eval", "m", "--session-eval-judge", "-rA", "--session-eval-html", "r.html", "--session-eval-timestamp", "2026-08-01T00:00:00Z")
+    common = (
+        "--session-eval",
+        "m",
+        "--session-eval-judge",
+        "-rA",
+        "--session-eval-html",
+        "r.html",
+        "--session-eval-timestamp",
+        "2026-08-01T00:00:00Z",
+    )
     serial = pytester.runpytest(*common)
     serial_page = (pytester.path / "r.html").read_text()
     spread = pytester.runpytest(*common, "-n", "2")
@@ -169,7 +220,9 @@ def test_a_lone_surrogate_in_reported_text_reads_the_same_serially_and_under_xdi
         '{"session_id":"a\\ud800","status":"completed",' + window + ',"total_files_changed":1}',
         '{"session_id":"b","status":"completed",' + window + ',"agent_summary":{"spiral":2}}',
     )
-    (pytester.path / "m" / "events.jsonl").write_text('{"event":"orchestrator.wave.started","timestamp":"2026-07-20T09:05:00Z"}\n')
+    (pytester.path / "m" / "events.jsonl").write_text(
+        '{"event":"orchestrator.wave.started","timestamp":"2026-07-20T09:05:00Z"}\n'
+    )
     (pytester.path / "conftest.py").write_text(  # a judge's advice, xfailed without running
         "def pytest_sessioneval_judge(record):\n"
         "    return [{'id': 'report-quality', 'status': 'fail', 'evidence': 'vague \\ud800'}]\n"
@@ -177,20 +230,30 @@ def test_a_lone_surrogate_in_reported_text_reads_the_same_serially_and_under_xdi
     texts, longreprs = {}, {}
     for name, extra in (("serial", ()), ("spread", ("-n", "2"))):
         result = pytester.runpytest(
-            "--session-eval", "m", "--session-eval-judge", f"--junitxml={name}.xml", "-rA",
-            "--json-report", f"--json-report-file={name}.json", *extra,
+            "--session-eval",
+            "m",
+            "--session-eval-judge",
+            f"--junitxml={name}.xml",
+            "-rA",
+            "--json-report",
+            f"--json-report-file={name}.json",
+            *extra,
         )
         assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
         cases = ET.parse(pytester.path / f"{name}.xml").getroot().iter("testcase")
         texts[name] = sorted(
             (case.get("name"), child.tag, child.get("message"), child.text)
-            for case in cases for child in case if child.tag in ("failure", "skipped")
+            for case in cases
+            for child in case
+            if child.tag in ("failure", "skipped")
         )
         assert any("overlaps 1 other session (a\\ud800)" in (message or "") for _, _, message, _ in texts[name])
         report = json.loads((pytester.path / f"{name}.json").read_text())
         longreprs[name] = {  # the lines of the longreprs that quote a verdict naming the surrogate
             line.strip()
-            for test in report["tests"] for stage in ("setup", "call") if stage in test
+            for test in report["tests"]
+            for stage in ("setup", "call")
+            if stage in test
             for line in _lines_not_of_xdist(test[stage].get("longrepr"))
             if ("advisory" in line or "overlaps" in line) and ("ud800" in line or "\ud800" in line)
         }
@@ -200,9 +263,15 @@ def test_a_lone_surrogate_in_reported_text_reads_the_same_serially_and_under_xdi
 
 
 def test_the_latest_session_outside_the_date_range_is_said_so(pytester: pytest.Pytester, metrics: Path) -> None:
-    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-latest", "--session-eval-until", "2000-01-01")
+    result = pytester.runpytest(
+        "--session-eval", str(metrics), "--session-eval-latest", "--session-eval-until", "2000-01-01"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --session-eval-latest: *sessions.jsonl: the latest eligible session (line *) started outside the selected date range"])
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: --session-eval-latest: *sessions.jsonl: the latest eligible session (line *) started outside the selected date range"
+        ]
+    )
 
 
 def test_each_sessions_file_gives_its_own_latest_session_and_one_without_is_said_so(
@@ -213,14 +282,36 @@ def test_each_sessions_file_gives_its_own_latest_session_and_one_without_is_said
     both = pytester.runpytest("--session-eval", "july", "--session-eval", "june", "--session-eval-latest", "--co", "-q")
     assert {line.split("::")[1].split("[")[0] for line in both.stdout.lines if "::" in line} == {"july", "june"}
     # The range leaves out June's latest session: July's still runs, and the summary says why June gives none.
-    ranged = pytester.runpytest("--session-eval", "july", "--session-eval", "june", "--session-eval-latest", "--session-eval-since", "2026-07-01")
+    ranged = pytester.runpytest(
+        "--session-eval",
+        "july",
+        "--session-eval",
+        "june",
+        "--session-eval-latest",
+        "--session-eval-since",
+        "2026-07-01",
+    )
     assert ranged.ret == pytest.ExitCode.OK
     ranged.assert_outcomes(skipped=3, xfailed=2)
-    ranged.stdout.fnmatch_lines([
-        "june/sessions.jsonl: --session-eval-latest scores none of its sessions: the latest eligible session (line 1) "
-        "started outside the selected date range"
-    ])
+    ranged.stdout.fnmatch_lines(
+        [
+            "june/sessions.jsonl: --session-eval-latest scores none of its sessions: the latest eligible session (line 1) "
+            "started outside the selected date range"
+        ]
+    )
     # None of them has one: a usage error naming each.
-    none = pytester.runpytest("--session-eval", "july", "--session-eval", "june", "--session-eval-latest", "--session-eval-since", "2026-08-01")
+    none = pytester.runpytest(
+        "--session-eval",
+        "july",
+        "--session-eval",
+        "june",
+        "--session-eval-latest",
+        "--session-eval-since",
+        "2026-08-01",
+    )
     assert none.ret == pytest.ExitCode.USAGE_ERROR
-    none.stderr.fnmatch_lines(["ERROR: --session-eval-latest: *july*sessions.jsonl: the latest eligible session (line 1) started outside*; *june*sessions.jsonl: *"])
+    none.stderr.fnmatch_lines(
+        [
+            "ERROR: --session-eval-latest: *july*sessions.jsonl: the latest eligible session (line 1) started outside*; *june*sessions.jsonl: *"
+        ]
+    )

@@ -109,14 +109,32 @@ def test_the_timestamp_fast_path_on_known_values(text: str, ms: int | None) -> N
 
 _NEEDLES = (b"quality_gate", b"session.started", b"destructive_guard", b"loop.warning", b"\\u")
 _STAMPS = [
-    "2026-07-16T00:00:00Z", "2026-07-16T00:30:00.000Z", "2026-07-16T00:30:00.000Z", "2026-07-16T01:00:00Z",
-    "2026-07-16T01:00:00.000+00:00", "2026-07-16T00:59:59.999Z", "2026-07-16", "2026-07-16T02:00:00Z",
-    "2026-07-16t00:45:00.5z", "2026-07-16T03:00:00+02:00", "bad", None, 5,
+    "2026-07-16T00:00:00Z",
+    "2026-07-16T00:30:00.000Z",
+    "2026-07-16T00:30:00.000Z",
+    "2026-07-16T01:00:00Z",
+    "2026-07-16T01:00:00.000+00:00",
+    "2026-07-16T00:59:59.999Z",
+    "2026-07-16",
+    "2026-07-16T02:00:00Z",
+    "2026-07-16t00:45:00.5z",
+    "2026-07-16T03:00:00+02:00",
+    "bad",
+    None,
+    5,
 ]
 _KINDS = [
-    "orchestrator.quality_gate.passed", "orchestrator.quality_gate.failed", BLOCKED, LOOP_WARNING,
-    "orchestrator.session.started", "orchestrator.tool.called", "orchestrator.quality_gate.started",
-    ["orchestrator.quality_gate.passed"], {"event": BLOCKED}, None, 7,  # not event names at all
+    "orchestrator.quality_gate.passed",
+    "orchestrator.quality_gate.failed",
+    BLOCKED,
+    LOOP_WARNING,
+    "orchestrator.session.started",
+    "orchestrator.tool.called",
+    "orchestrator.quality_gate.started",
+    ["orchestrator.quality_gate.passed"],
+    {"event": BLOCKED},
+    None,
+    7,  # not event names at all
 ]
 
 
@@ -159,8 +177,14 @@ def _answers(index: EventIndex) -> list[Any]:
     windows += [Window(a, b) for a in points for b in points]
     out: list[Any] = [index.has_events]
     for window in windows:
-        out.append((index.quality_gates(window), index.full_gates(window), index.count(BLOCKED, window),
-                    index.count(LOOP_WARNING, window)))
+        out.append(
+            (
+                index.quality_gates(window),
+                index.full_gates(window),
+                index.count(BLOCKED, window),
+                index.count(LOOP_WARNING, window),
+            )
+        )
     out.append([index.host_class(stamp) for stamp in _STAMPS])
     return out
 
@@ -202,7 +226,12 @@ def test_the_event_scan_matches_decoding_every_line_at_any_block_size(
 
 def test_the_deciding_full_gate_is_the_first_in_file_order_among_the_latest() -> None:
     def full(t: str, exit_code: int) -> dict[str, Any]:
-        return {"event": "orchestrator.quality_gate.passed", "timestamp": t, "variant": "full-gate", "exit_code": exit_code}
+        return {
+            "event": "orchestrator.quality_gate.passed",
+            "timestamp": t,
+            "variant": "full-gate",
+            "exit_code": exit_code,
+        }
 
     rows = [
         (1, full("2026-07-16T00:40:00Z", 0)),
@@ -239,7 +268,7 @@ def test_equal_verdicts_are_shared_and_unequal_ones_never_are() -> None:
     assert first[0] is second[0]
     assert first[0] == DimensionVerdict(*_fields("same"))
     for a, b in zip(first[1:], second[1:]):
-        assert a is not b and type(a.score) is not type(b.score) or repr(a.score) != repr(b.score)
+        assert (a is not b and type(a.score) is not type(b.score)) or repr(a.score) != repr(b.score)
     assert [v.score for v in second] == [None, 1.0, -0.0] and repr(second[2].score) == "-0.0"
     assert [type(v.score) for v in first] == [type(None), int, float]
     # After the trial a dimension whose verdicts never repeat is no longer pooled; values stay.
@@ -249,8 +278,12 @@ def test_equal_verdicts_are_shared_and_unequal_ones_never_are() -> None:
         assert pool(*_fields("same")) is first[0]
     assert "u" in pool._unpooled and "d" not in pool._unpooled
     # A verdict that differs in any one field is another object.
-    for changed in [("d2", "deterministic", "pass", "same", None, False), ("d", "judge", "pass", "same", None, False),
-                    ("d", "deterministic", "fail", "same", None, False), ("d", "deterministic", "pass", "same", None, True)]:
+    for changed in [
+        ("d2", "deterministic", "pass", "same", None, False),
+        ("d", "judge", "pass", "same", None, False),
+        ("d", "deterministic", "fail", "same", None, False),
+        ("d", "deterministic", "pass", "same", None, True),
+    ]:
         other = pool(*changed)
         assert other is not first[0] and other == DimensionVerdict(*changed)  # type: ignore[arg-type]
 
@@ -302,9 +335,22 @@ def test_the_benchmark_generator_is_deterministic_and_its_data_scores(tmp_path: 
 
 @pytest.mark.parametrize(
     ("value", "text"),
-    [(3, "3"), (-7, "-7"), (2**70, "1180591620717411303424"), (True, "true"), (0.5, "0.5"), (-0.0, "-0.0"),
-     (float("inf"), "Infinity"), (float("-inf"), "-Infinity"), (float("nan"), "NaN"),
-     (1.0, "1.0"), ("0", '"0"'), (None, "null"), ([1, "a"], '[1,"a"]'), ({"k": 1}, '{"k":1}')],
+    [
+        (3, "3"),
+        (-7, "-7"),
+        (2**70, "1180591620717411303424"),
+        (True, "true"),
+        (0.5, "0.5"),
+        (-0.0, "-0.0"),
+        (float("inf"), "Infinity"),
+        (float("-inf"), "-Infinity"),
+        (float("nan"), "NaN"),
+        (1.0, "1.0"),
+        ("0", '"0"'),
+        (None, "null"),
+        ([1, "a"], '[1,"a"]'),
+        ({"k": 1}, '{"k":1}'),
+    ],
 )
 def test_values_are_shown_as_json_text(value: Any, text: str) -> None:
     assert show(value) == text

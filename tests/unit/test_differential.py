@@ -32,8 +32,7 @@ BASE_MS = 1_784_160_000_000  # 2026-07-16T00:00:00Z
 DAY_MS = 86_400_000
 SEEDS = range(1000)
 DISCLOSURE = (
-    "destructive-guard emission exists only from 2026-07-16 onward; earlier sessions: "
-    "guard signals unmeasurable."
+    "destructive-guard emission exists only from 2026-07-16 onward; earlier sessions: guard signals unmeasurable."
 )
 
 MISSING = object()  # "leave the field out"
@@ -219,9 +218,7 @@ class Generator:
         if roll < 0.06:
             pass  # no completed_at
         elif roll < 0.14:
-            record["completed_at"] = self.pick(
-                ["", 0, None, False, "yes", 1, True, {}, [], "Jul 16 2026", 0.0, "0"]
-            )
+            record["completed_at"] = self.pick(["", 0, None, False, "yes", 1, True, {}, [], "Jul 16 2026", 0.0, "0"])
         else:
             record["completed_at"] = self.timestamp_value(end, 0.04)
 
@@ -239,8 +236,29 @@ class Generator:
                 self.put(
                     eff,
                     "completion_rate",
-                    [0.8, 0.8, 0.79, 0.7999999999999999, 0.8000000000000001, 1, 1.0, 0, 0.0, 0.5]
-                    + ["0.9", None, MISSING, MISSING, MISSING, True, False, -0.5, 2, [], {}],
+                    [
+                        0.8,
+                        0.8,
+                        0.79,
+                        0.7999999999999999,
+                        0.8000000000000002,
+                        1,
+                        1.0,
+                        0,
+                        0.0,
+                        0.5,
+                        "0.9",
+                        None,
+                        MISSING,
+                        MISSING,
+                        MISSING,
+                        True,
+                        False,
+                        -0.5,
+                        2,
+                        [],
+                        {},
+                    ],
                 )
                 self.put(
                     eff,
@@ -334,8 +352,13 @@ class Generator:
             return [self.pick(JUNK_LINES) for _ in range(self.rng.randrange(1, 5))]
         if mode < 0.24:
             # Objects, but none of a kind any dimension reads.
-            quiet = [{}, {"event": "orchestrator.wave.completed", "timestamp": self.fmt(self.event_time())},
-                     {"event": 7}, {"event": None, "exit_code": 1}, {"timestamp": self.fmt(0)}]
+            quiet = [
+                {},
+                {"event": "orchestrator.wave.completed", "timestamp": self.fmt(self.event_time())},
+                {"event": 7},
+                {"event": None, "exit_code": 1},
+                {"timestamp": self.fmt(0)},
+            ]
             return [json.dumps(self.pick(quiet)) for _ in range(self.rng.randrange(1, 4))]
         lines: list[str] = []
         for _ in range(self.rng.randrange(0, 40)):
@@ -586,22 +609,60 @@ def _kpis(duration: Any = None, **others: Any) -> dict:
 def test_scenario_boundaries_ties_and_touching_windows(tmp_path: Path) -> None:
     sessions = [
         # a and b touch at 01:00:00 (no overlap); c is inverted; d overlaps nothing it shares an id with.
-        {"session_id": "a", "status": "completed", "started_at": "2026-07-16", "completed_at": "2026-07-16T01:00:00.0009Z",
-         "waves": [1], "total_files_changed": 2},
-        {"session_id": "b", "status": "completed", "started_at": "2026-07-16T03:00:00+02:00", "completed_at": "2026-07-16T01:00:01.5Z",
-         "effectiveness": {"completion_rate": 0.8, "carryover": 1}, "total_waves": 5},
-        {"session_id": "c", "completed_at": "2026-07-16T05:00:00Z", "started_at": "2026-07-16T06:00:00Z",
-         "agent_summary": {"complete": 1, "spiral": 0}, "duration_seconds": -4},
+        {
+            "session_id": "a",
+            "status": "completed",
+            "started_at": "2026-07-16",
+            "completed_at": "2026-07-16T01:00:00.0009Z",
+            "waves": [1],
+            "total_files_changed": 2,
+        },
+        {
+            "session_id": "b",
+            "status": "completed",
+            "started_at": "2026-07-16T03:00:00+02:00",
+            "completed_at": "2026-07-16T01:00:01.5Z",
+            "effectiveness": {"completion_rate": 0.8, "carryover": 1},
+            "total_waves": 5,
+        },
+        {
+            "session_id": "c",
+            "completed_at": "2026-07-16T05:00:00Z",
+            "started_at": "2026-07-16T06:00:00Z",
+            "agent_summary": {"complete": 1, "spiral": 0},
+            "duration_seconds": -4,
+        },
         {"session_id": "d", "status": "completed", "started_at": "2026-07-16T00:30:00Z", "completed_at": "bad"},
-        {"session_id": "d", "status": "completed", "started_at": "2026-07-16T07:00:00Z", "completed_at": "2026-07-16T07:00:02.5Z",
-         "total_files_changed": 0.0, "agent_summary": {"spiral": 2}},
+        {
+            "session_id": "d",
+            "status": "completed",
+            "started_at": "2026-07-16T07:00:00Z",
+            "completed_at": "2026-07-16T07:00:02.5Z",
+            "total_files_changed": 0.0,
+            "agent_summary": {"spiral": 2},
+        },
     ]
     events = [
         # On a's end after truncation; first of two tied full-gates passes.
-        {"event": "orchestrator.quality_gate.failed", "timestamp": "2026-07-16T01:00:00.000999Z", "variant": "full-gate", "exit_code": 0},
-        {"event": "orchestrator.quality_gate.passed", "timestamp": "2026-07-16T03:00:00.000+02:00", "variant": "full-gate", "exit_code": 1},
+        {
+            "event": "orchestrator.quality_gate.failed",
+            "timestamp": "2026-07-16T01:00:00.000999Z",
+            "variant": "full-gate",
+            "exit_code": 0,
+        },
+        {
+            "event": "orchestrator.quality_gate.passed",
+            "timestamp": "2026-07-16T03:00:00.000+02:00",
+            "variant": "full-gate",
+            "exit_code": 1,
+        },
         # At b's start (== a's end): also in b's window; b's last full-gate is at 01:00:01 and fails.
-        {"event": "orchestrator.quality_gate.passed", "timestamp": "2026-07-16t01:00:01z", "variant": "full-gate", "exit_code": "0"},
+        {
+            "event": "orchestrator.quality_gate.passed",
+            "timestamp": "2026-07-16t01:00:01z",
+            "variant": "full-gate",
+            "exit_code": "0",
+        },
         {"event": "orchestrator.destructive_guard.blocked", "timestamp": "2026-07-16T01:00:01.5009Z"},
         {"event": "orchestrator.loop.warning", "timestamp": "2026-07-16T00:00:00Z"},
     ]
@@ -619,33 +680,80 @@ def test_scenario_boundaries_ties_and_touching_windows(tmp_path: Path) -> None:
 
 def test_scenario_peers_rewrites_and_missing_events(tmp_path: Path) -> None:
     sessions = [
-        {"session_id": "x", "status": "completed", "started_at": "2026-07-16T00:00:00Z", "completed_at": "2026-07-16T02:00:00Z"},
-        {"session_id": "y", "status": "abandoned", "started_at": "2026-07-16T01:59:59.999Z", "completed_at": "2026-07-16T03:00:00Z"},
-        {"session_id": "x", "status": "completed", "started_at": "2026-07-16T00:00:00Z", "completed_at": "2026-07-16T01:00:00Z",
-         "total_files_changed": 0, "effectiveness": {"planned_issues": 3}},
-        {"session_id": "z", "completed_at": True, "effectiveness": {"completion_rate": "0.9"}, "waves": "none", "total_waves": 4},
-        {"session_id": "w", "status": "done", "completed_at": "2026-07-16T09:00:00Z", "agent_summary": {"complete": "3"}},
+        {
+            "session_id": "x",
+            "status": "completed",
+            "started_at": "2026-07-16T00:00:00Z",
+            "completed_at": "2026-07-16T02:00:00Z",
+        },
+        {
+            "session_id": "y",
+            "status": "abandoned",
+            "started_at": "2026-07-16T01:59:59.999Z",
+            "completed_at": "2026-07-16T03:00:00Z",
+        },
+        {
+            "session_id": "x",
+            "status": "completed",
+            "started_at": "2026-07-16T00:00:00Z",
+            "completed_at": "2026-07-16T01:00:00Z",
+            "total_files_changed": 0,
+            "effectiveness": {"planned_issues": 3},
+        },
+        {
+            "session_id": "z",
+            "completed_at": True,
+            "effectiveness": {"completion_rate": "0.9"},
+            "waves": "none",
+            "total_waves": 4,
+        },
+        {
+            "session_id": "w",
+            "status": "done",
+            "completed_at": "2026-07-16T09:00:00Z",
+            "agent_summary": {"complete": "3"},
+        },
     ]
     want, got = _both(*_write(tmp_path, sessions, None))
     expected = [
         # x's last line no longer overlaps y, and x's own older line is never a peer.
-        ("x", ("not-applicable", "cannot-determine", "not-applicable", "cannot-determine", "not-applicable"), None, _kpis(3600)),
-        ("z", ("cannot-determine", "not-applicable", "not-applicable", "cannot-determine", "not-applicable"), None,
-         _kpis(None, total_waves=4)),
+        (
+            "x",
+            ("not-applicable", "cannot-determine", "not-applicable", "cannot-determine", "not-applicable"),
+            None,
+            _kpis(3600),
+        ),
+        (
+            "z",
+            ("cannot-determine", "not-applicable", "not-applicable", "cannot-determine", "not-applicable"),
+            None,
+            _kpis(None, total_waves=4),
+        ),
     ]
     assert [_summary(s) for s in want] == expected
     assert [_summary(s) for s in got] == expected
     # Now with y overlapping x's last line as well: the gate dimensions abstain.
     sessions[1]["started_at"] = "2026-07-16T00:59:59.999Z"
     want, got = _both(*_write(tmp_path, sessions, []))
-    assert want[0].statuses == ("cannot-determine", "cannot-determine", "cannot-determine", "cannot-determine", "not-applicable")
+    assert want[0].statuses == (
+        "cannot-determine",
+        "cannot-determine",
+        "cannot-determine",
+        "cannot-determine",
+        "not-applicable",
+    )
     assert [_summary(s) for s in got] == [_summary(s) for s in want]
 
 
 @pytest.mark.filterwarnings("ignore::pytest_sessioneval.InputWarning")  # bad lines on purpose
 def test_scenario_latest_takes_an_older_line_of_an_abandoned_id(tmp_path: Path) -> None:
     sessions = [
-        {"session_id": "p", "status": "completed", "started_at": "2026-07-16T00:00:00Z", "completed_at": "2026-07-16T00:00:01.4999Z"},
+        {
+            "session_id": "p",
+            "status": "completed",
+            "started_at": "2026-07-16T00:00:00Z",
+            "completed_at": "2026-07-16T00:00:01.4999Z",
+        },
         {"session_id": "q", "completed_at": "2026-07-16T02:00:00Z", "agent_summary": {"complete": 0}},
         {"session_id": "p", "status": "abandoned"},
         "not json",
@@ -679,8 +787,10 @@ _WINDOW = {"started_at": "2026-07-16T00:00:00Z", "completed_at": "2026-07-16T01:
 
 def test_a_session_line_with_an_overflowing_number_is_still_read(tmp_path: Path) -> None:
     """``1e400`` is a JSON number that is not finite: the field is "not a number", the line stays."""
-    sessions = ['{"session_id":"a","status":"completed","started_at":"2026-07-16T00:00:00Z",'
-                '"completed_at":"2026-07-16T01:00:00Z","total_token_input":1e400}']
+    sessions = [
+        '{"session_id":"a","status":"completed","started_at":"2026-07-16T00:00:00Z",'
+        '"completed_at":"2026-07-16T01:00:00Z","total_token_input":1e400}'
+    ]
     want, got = _both(*_write(tmp_path, sessions, [{"event": "orchestrator.wave.completed"}]))
     assert [_summary(s) for s in want] == [
         ("a", ("cannot-determine", "not-applicable", "not-applicable", "pass", "not-applicable"), None, _kpis(3600))
@@ -690,8 +800,10 @@ def test_a_session_line_with_an_overflowing_number_is_still_read(tmp_path: Path)
 
 def test_an_event_line_with_an_overflowing_number_is_still_read(tmp_path: Path) -> None:
     sessions = [dict(session_id="a", status="completed", **_WINDOW)]
-    events = ['{"event":"orchestrator.quality_gate.failed","timestamp":"2026-07-16T00:30:00Z",'
-              '"variant":"full-gate","exit_code":1,"duration_ms":1e400}']
+    events = [
+        '{"event":"orchestrator.quality_gate.failed","timestamp":"2026-07-16T00:30:00Z",'
+        '"variant":"full-gate","exit_code":1,"duration_ms":1e400}'
+    ]
     want, got = _both(*_write(tmp_path, sessions, events))
     assert want[0].statuses[:3] == ("fail", "not-applicable", "fail")
     assert [_summary(s) for s in got] == [_summary(s) for s in want]
@@ -700,8 +812,10 @@ def test_an_event_line_with_an_overflowing_number_is_still_read(tmp_path: Path) 
 def test_an_event_line_with_a_lone_surrogate_escape_is_still_read(tmp_path: Path) -> None:
     """``"\\ud800"`` matches the JSON grammar (RFC 8259 section 7); JSON.parse accepts it."""
     sessions = [dict(session_id="a", status="completed", **_WINDOW)]
-    events = ['{"event":"orchestrator.quality_gate.failed","timestamp":"2026-07-16T00:30:00Z",'
-              '"variant":"full-gate","exit_code":1,"stderr":"\\ud800"}']
+    events = [
+        '{"event":"orchestrator.quality_gate.failed","timestamp":"2026-07-16T00:30:00Z",'
+        '"variant":"full-gate","exit_code":1,"stderr":"\\ud800"}'
+    ]
     want, got = _both(*_write(tmp_path, sessions, events))
     assert want[0].statuses[:3] == ("fail", "not-applicable", "fail")
     assert [_summary(s) for s in got] == [_summary(s) for s in want]
@@ -709,7 +823,9 @@ def test_an_event_line_with_a_lone_surrogate_escape_is_still_read(tmp_path: Path
 
 def test_every_bad_events_line_is_reported(tmp_path: Path) -> None:
     sessions = [dict(session_id="a", status="completed", **_WINDOW)]
-    sessions_path, events_path = _write(tmp_path, sessions, ["not json", "[1, 2]", {"event": "x"}, '{"event": "quality_gate"'])
+    sessions_path, events_path = _write(
+        tmp_path, sessions, ["not json", "[1, 2]", {"event": "x"}, '{"event": "quality_gate"']
+    )
     problems = evaluate(sessions_path, events_path).problems
     assert sorted(p.line for p in problems if Path(p.path) == events_path) == [1, 2, 4]
 
@@ -787,21 +903,74 @@ VALID_TIMESTAMPS = {
 }
 
 INVALID_TIMESTAMPS = [
-    "", " ", "26-07-16", "2026-07-16T", "2026-07-16T08", "2026-07-16T8:00:00Z", "2026-07-16T08:0:00Z",
-    "2026-07-16T08:00:0Z", "2026-07-16T08:00:00.", "2026-07-16T08:00:00.Z", "2026-07-16T08:00:00,5Z",
-    "2026-07-16T08:00:00ZZ", "2026-07-16T08:00:00 Z", "2026-07-16T08:00:00+02", "2026-07-16T08:00:00+2:00",
-    "2026-07-16T08:00:00+02:0", "2026-07-16T08:00:00+02:00:00", "2026-07-16T08:00:00+24:00",
-    "2026-07-16T08:00:00-24:00", "2026-07-16T08:00:00+02:60", "2026-07-16T08:00:00UTC",
-    "2026-07-16T08:00:00GMT", "2026-07-16T08:00:00 +02:00", "2026-07-16T23:60:00Z", "2026-07-16T23:59:60Z",
-    "2026-07-16T25:00:00Z", "2026-01-32", "2026-00-10", "2026-13-10", "2026-07-00", "2026-07-16+02:00",
-    "2026-07-16T08:00:00Z\n", "2026-07-16_08:00:00Z", "2026-07-16TT08:00:00Z", "20260716", "20260716T080000Z",
-    "2026-W29-4", "2026-197", "٢٠٢٦-٠٧-١٦", "2026-07-16T08:00:00.１Z", "2026-07-16T０8:00:00Z",
-    "2026-07-16T08:00:00+０2:00", "2026−07−16", "2026-07-16T08:00:00.5+", "2026-07-16T08:00:00-",
-    "2026-07-16T08:00:00.5.5Z", "T08:00:00Z", "08:00:00", "now", "null",
+    "",
+    " ",
+    "26-07-16",
+    "2026-07-16T",
+    "2026-07-16T08",
+    "2026-07-16T8:00:00Z",
+    "2026-07-16T08:0:00Z",
+    "2026-07-16T08:00:0Z",
+    "2026-07-16T08:00:00.",
+    "2026-07-16T08:00:00.Z",
+    "2026-07-16T08:00:00,5Z",
+    "2026-07-16T08:00:00ZZ",
+    "2026-07-16T08:00:00 Z",
+    "2026-07-16T08:00:00+02",
+    "2026-07-16T08:00:00+2:00",
+    "2026-07-16T08:00:00+02:0",
+    "2026-07-16T08:00:00+02:00:00",
+    "2026-07-16T08:00:00+24:00",
+    "2026-07-16T08:00:00-24:00",
+    "2026-07-16T08:00:00+02:60",
+    "2026-07-16T08:00:00UTC",
+    "2026-07-16T08:00:00GMT",
+    "2026-07-16T08:00:00 +02:00",
+    "2026-07-16T23:60:00Z",
+    "2026-07-16T23:59:60Z",
+    "2026-07-16T25:00:00Z",
+    "2026-01-32",
+    "2026-00-10",
+    "2026-13-10",
+    "2026-07-00",
+    "2026-07-16+02:00",
+    "2026-07-16T08:00:00Z\n",
+    "2026-07-16_08:00:00Z",
+    "2026-07-16TT08:00:00Z",
+    "20260716",
+    "20260716T080000Z",
+    "2026-W29-4",
+    "2026-197",
+    "٢٠٢٦-٠٧-١٦",
+    "2026-07-16T08:00:00.１Z",
+    "2026-07-16T０8:00:00Z",
+    "2026-07-16T08:00:00+０2:00",
+    "2026−07−16",
+    "2026-07-16T08:00:00.5+",
+    "2026-07-16T08:00:00-",
+    "2026-07-16T08:00:00.5.5Z",
+    "T08:00:00Z",
+    "08:00:00",
+    "now",
+    "null",
 ]
 
-NON_STRINGS = [None, True, False, 0, 1, BASE_MS, 1_784_160_000.5, 0.0, float("nan"), [], {}, ["2026-07-16"],
-               {"timestamp": "2026-07-16"}, b"2026-07-16"]
+NON_STRINGS = [
+    None,
+    True,
+    False,
+    0,
+    1,
+    BASE_MS,
+    1_784_160_000.5,
+    0.0,
+    float("nan"),
+    [],
+    {},
+    ["2026-07-16"],
+    {"timestamp": "2026-07-16"},
+    b"2026-07-16",
+]
 
 
 def test_oracle_parser_matches_hand_computed_values() -> None:
@@ -828,10 +997,13 @@ def test_package_parser_matches_oracle_on_the_listed_strings() -> None:
 
 def _random_timestamp(rng: random.Random) -> str:
     """A timestamp-like string: well-formed parts with out-of-range values, then maybe mutated."""
+
     def two(low: int, high: int) -> str:
         return f"{rng.randint(low, high):02d}"
 
-    year = rng.choice(["2026", "2024", "2000", "1900", "2100", "1970", "1969", "0000", "9999", f"{rng.randint(0, 9999):04d}"])
+    year = rng.choice(
+        ["2026", "2024", "2000", "1900", "2100", "1970", "1969", "0000", "9999", f"{rng.randint(0, 9999):04d}"]
+    )
     text = f"{year}-{two(0, 13)}-{two(0, 32)}"
     if rng.random() < 0.85:
         text += rng.choice("TTTt  ") + f"{two(0, 25)}:{two(0, 61)}:{two(0, 61)}"
@@ -845,9 +1017,9 @@ def _random_timestamp(rng: random.Random) -> str:
         if action < 0.4:
             text = text[:position] + char + text[position:]
         elif action < 0.7:
-            text = text[:position] + text[position + 1:]
+            text = text[:position] + text[position + 1 :]
         else:
-            text = text[:position] + char + text[position + 1:]
+            text = text[:position] + char + text[position + 1 :]
     return text
 
 
@@ -882,7 +1054,8 @@ def corner_counts(cases: list[Case]) -> dict[str, int]:
         elif not oracle.objects(case.event_lines):
             bump("events file without objects" + (" (not empty)" if oracle.bad_lines(case.event_lines) else ""))
         elif not any(
-            isinstance(e.get("event"), str) and e["event"].startswith(("orchestrator.quality_gate.", "orchestrator.destructive", "orchestrator.loop"))
+            isinstance(e.get("event"), str)
+            and e["event"].startswith(("orchestrator.quality_gate.", "orchestrator.destructive", "orchestrator.loop"))
             for _, e in oracle.objects(case.event_lines)
         ):
             bump("events file with objects, none of them read")
@@ -913,18 +1086,33 @@ def corner_counts(cases: list[Case]) -> dict[str, int]:
                 bump("derived duration at exactly .5 s")
             for _, other in session_objects:
                 other_window = oracle.window_of(other)
-                if other.get("session_id") != scored.session_id and other_window and not scored.peers:
-                    if other_window[0] == end or other_window[1] == start:
-                        bump("touching a window, no peer")
+                touching = other_window and (other_window[0] == end or other_window[1] == start)
+                if other.get("session_id") != scored.session_id and touching and not scored.peers:
+                    bump("touching a window, no peer")
             if scored.peers or end < start:
                 continue
-            boundary = [e for e in events if oracle.is_gate_event(e) and oracle.parse_timestamp(e.get("timestamp")) in (start, end)]
+            boundary = [
+                e
+                for e in events
+                if oracle.is_gate_event(e) and oracle.parse_timestamp(e.get("timestamp")) in (start, end)
+            ]
             bump("gate event on a window boundary", len(boundary))
-            bump("... spelled with > 3 fraction digits", sum(len(str(e["timestamp"]).split(".")[-1]) > 4 for e in boundary))
-            full = [e for e in events if oracle.is_gate_event(e) and e.get("variant") == "full-gate" and oracle.in_window(e, window)]
+            bump(
+                "... spelled with > 3 fraction digits",
+                sum(len(str(e["timestamp"]).split(".")[-1]) > 4 for e in boundary),
+            )
+            full = [
+                e
+                for e in events
+                if oracle.is_gate_event(e) and e.get("variant") == "full-gate" and oracle.in_window(e, window)
+            ]
             if full:
                 top = max(oracle.parse_timestamp(e["timestamp"]) for e in full)
-                tied = [oracle.is_exit_zero(e.get("exit_code")) for e in full if oracle.parse_timestamp(e["timestamp"]) == top]
+                tied = [
+                    oracle.is_exit_zero(e.get("exit_code"))
+                    for e in full
+                    if oracle.parse_timestamp(e["timestamp"]) == top
+                ]
                 if len(set(tied)) == 2:
                     bump("deciding full-gate tie with differing exit codes")
     return counts
@@ -946,7 +1134,11 @@ CORNER_MINIMUMS = {
     "gate event on a window boundary": 200,
     "... spelled with > 3 fraction digits": 20,
     "deciding full-gate tie with differing exit codes": 20,
-    **{f"{dim} {status}": 30 for dim in oracle.DIMENSION_IDS[:3] for status in ("pass", "fail", "not-applicable", "cannot-determine")},
+    **{
+        f"{dim} {status}": 30
+        for dim in oracle.DIMENSION_IDS[:3]
+        for status in ("pass", "fail", "not-applicable", "cannot-determine")
+    },
     **{f"process-safety {status}": 30 for status in ("pass", "fail", "cannot-determine")},
 }
 

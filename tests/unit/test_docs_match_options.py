@@ -14,8 +14,14 @@ from pytest_sessioneval.policy.plugin.options import OPTIONS as POLICY_OPTIONS
 
 @pytest.mark.parametrize(
     ("session_id", "escaped"),
-    [("a::b", "a:\\x3ab"), ("x[1]", "x\\x5b1\\x5d"), ("é", "\\xe9"), ("tab\there", "tab\\x09here"), ("😀", "\\U0001f600"),
-     ("back\\s", "back\\\\s")],
+    [
+        ("a::b", "a:\\x3ab"),
+        ("x[1]", "x\\x5b1\\x5d"),
+        ("é", "\\xe9"),
+        ("tab\there", "tab\\x09here"),
+        ("😀", "\\U0001f600"),
+        ("back\\s", "back\\\\s"),
+    ],
 )
 def test_the_escapes_usage_md_shows(session_id: str, escaped: str) -> None:
     assert escape_name(session_id) == escaped

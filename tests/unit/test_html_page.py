@@ -200,7 +200,13 @@ def test_weekly_chart_has_one_series_per_deterministic_dimension() -> None:
     data = weekly_report()
     data = report(
         tuple(
-            SessionRow(r.session_id, r.source, r.line, r.started_at, r.verdicts + (cell("report-quality", "pass", method="judge"),))
+            SessionRow(
+                r.session_id,
+                r.source,
+                r.line,
+                r.started_at,
+                (*r.verdicts, cell("report-quality", "pass", method="judge")),
+            )
             for r in data.sessions
         )
     )
@@ -212,7 +218,12 @@ def test_weekly_chart_has_one_series_per_deterministic_dimension() -> None:
 def test_weekly_chart_leaves_gaps_for_empty_weeks_and_counts_undated_sessions_apart() -> None:
     page = render_report(weekly_report())
     weekly = section(page, "weekly")
-    assert [label for label in re.findall(r">(\d{4}-W\d\d)<", weekly)][:4] == ["2026-W28", "2026-W29", "2026-W30", "2026-W31"]
+    assert [label for label in re.findall(r">(\d{4}-W\d\d)<", weekly)][:4] == [
+        "2026-W28",
+        "2026-W29",
+        "2026-W30",
+        "2026-W31",
+    ]
     plan = weekly[weekly.index('data-dimension="plan-fidelity"') :]
     plan = plan[: plan.index("</g></svg>")]
     # W28 stands alone (W29 is empty): the only line joins W30 and W31.
@@ -226,7 +237,10 @@ def test_weekly_chart_leaves_gaps_for_empty_weeks_and_counts_undated_sessions_ap
     ]
     gate = weekly[weekly.index('data-dimension="gate-health"') :]
     assert "pass rate 1.00 (n = 1, no interval); 1 cannot-determine" in html.unescape(gate[: gate.index("</g></svg>")])
-    assert "1 session without a parseable started_at (or one outside the years 1 to 9999): counted in the tables, not in the charts." in weekly
+    assert (
+        "1 session without a parseable started_at (or one outside the years 1 to 9999): counted in the tables, not in the charts."
+        in weekly
+    )
     assert ">undated<" in section(page, "per-session")
 
 
@@ -244,12 +258,16 @@ def test_session_table_lists_every_verdict_with_its_evidence_and_record() -> Non
 
 def test_weeks_at_the_ends_of_the_calendar_and_decades_apart() -> None:
     statuses = every("pass", efficiency_kpis="not-applicable")
-    page = render_report(report((
-        row("year-0", "0000-01-03T00:00:00Z", statuses, 1),
-        row("first-week", "0001-01-01T00:00:00Z", statuses, 2),
-        row("last-week", "9999-12-31T23:59:59Z", statuses, 3),
-        row("now", "2026-07-20T09:00:00Z", statuses, 4),
-    )))
+    page = render_report(
+        report(
+            (
+                row("year-0", "0000-01-03T00:00:00Z", statuses, 1),
+                row("first-week", "0001-01-01T00:00:00Z", statuses, 2),
+                row("last-week", "9999-12-31T23:59:59Z", statuses, 3),
+                row("now", "2026-07-20T09:00:00Z", statuses, 4),
+            )
+        )
+    )
     weekly = section(page, "weekly")
     # Only the weeks that hold sessions, not the half a million between them.
     assert sorted(set(re.findall(r">(\d{4}-W\d\d)<", weekly))) == ["0001-W01", "2026-W30", "9999-W52"]
@@ -257,13 +275,17 @@ def test_weeks_at_the_ends_of_the_calendar_and_decades_apart() -> None:
 
 
 def test_characters_a_page_may_not_hold_are_shown_as_escapes() -> None:
-    report = dataclasses.replace(hostile_report(), sessions=(row("a\x00b\x1bc\x85d\ud800e", "2026-07-20T09:00:00Z", {"gate-health": "pass"}),))
+    report = dataclasses.replace(
+        hostile_report(), sessions=(row("a\x00b\x1bc\x85d\ud800e", "2026-07-20T09:00:00Z", {"gate-health": "pass"}),)
+    )
     page = render_report(report)
     assert not re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]", page)
     assert "a\\x00b\\x1bc\\x85d\\ud800e" in page
     # Noncharacters of every plane, and the bidirectional controls that would make one id
     # display as another (U+202E turns the rest around).
-    spoof = dataclasses.replace(hostile_report(), sessions=(row("ok\u202e1-dab\U0001fffe", "2026-07-20T09:00:00Z", {"gate-health": "pass"}),))
+    spoof = dataclasses.replace(
+        hostile_report(), sessions=(row("ok\u202e1-dab\U0001fffe", "2026-07-20T09:00:00Z", {"gate-health": "pass"}),)
+    )
     page = render_report(spoof)
     assert "\u202e" not in page and "\U0001fffe" not in page
     assert "ok\\u202e1-dab\\U0001fffe" in page
@@ -276,10 +298,16 @@ def test_a_score_is_shown_as_recorded_never_rounded() -> None:
 
 
 def test_a_chart_line_joins_adjacent_weeks_only_also_over_a_long_span() -> None:
-    sessions = (row("old", "2014-01-08T09:00:00Z", {"gate-health": "pass"}), row("new", "2026-07-20T09:00:00Z", {"gate-health": "fail"}))
+    sessions = (
+        row("old", "2014-01-08T09:00:00Z", {"gate-health": "pass"}),
+        row("new", "2026-07-20T09:00:00Z", {"gate-health": "fail"}),
+    )
     page = render_report(report(sessions))
     assert '<path class="line"' not in page  # twelve years apart: two points, no line between them
-    close = (row("a", "2026-07-13T09:00:00Z", {"gate-health": "pass"}), row("b", "2026-07-20T09:00:00Z", {"gate-health": "fail"}))
+    close = (
+        row("a", "2026-07-13T09:00:00Z", {"gate-health": "pass"}),
+        row("b", "2026-07-20T09:00:00Z", {"gate-health": "fail"}),
+    )
     assert render_report(report(close)).count('<path class="line"') == 1
 
 
@@ -291,6 +319,8 @@ def test_a_page_without_sessions_says_so_once() -> None:
 
 def test_a_page_where_no_deterministic_item_ran_says_so_instead_of_empty_tables() -> None:
     judged = (cell("report-quality", "pass", method="judge"),)
-    page = render_report(dataclasses.replace(report((row("s", "2026-07-20T09:00:00Z", {}, extra=judged),)), dimension_order=()))
+    page = render_report(
+        dataclasses.replace(report((row("s", "2026-07-20T09:00:00Z", {}, extra=judged),)), dimension_order=())
+    )
     assert page.count("No item of a deterministic dimension ran") == 2
     assert "<tbody></tbody>" not in page and '<div class="charts"></div>' not in page

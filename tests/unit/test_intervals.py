@@ -79,9 +79,7 @@ def test_format_rate(passes: int, fails: int, text: str) -> None:
 
 
 def test_dimension_rate_leaves_not_applicable_and_cannot_determine_out_of_the_rate() -> None:
-    rate = DimensionRate.from_counts(
-        "gate-health", {"pass": 6, "fail": 2, "not-applicable": 5, "cannot-determine": 9}
-    )
+    rate = DimensionRate.from_counts("gate-health", {"pass": 6, "fail": 2, "not-applicable": 5, "cannot-determine": 9})
     assert (rate.passes, rate.fails, rate.not_applicable, rate.cannot_determine) == (6, 2, 5, 9)
     assert rate.n == 8
     assert rate.rate == 0.75

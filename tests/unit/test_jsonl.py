@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,9 @@ def _random_value(rng: random.Random, depth: int = 0) -> Any:
     if kind == 2:
         return rng.choice([0.5, -0.0, 1e-300, 1.5e300, 0.1, 12.0])
     if kind in (3, 4, 5):
-        return "".join(rng.choice(['a', '"', "\\", "\u00e9", "\ud83d\ude00", "\n", " ", "\u2028"]) for _ in range(rng.randrange(5)))
+        return "".join(
+            rng.choice(["a", '"', "\\", "\u00e9", "\ud83d\ude00", "\n", " ", "\u2028"]) for _ in range(rng.randrange(5))
+        )
     if kind in (6, 7):
         return {rng.choice(["k", "", "a", "\u00e9"]): _random_value(rng, depth + 1) for _ in range(rng.randrange(4))}
     return [_random_value(rng, depth + 1) for _ in range(rng.randrange(4))]
@@ -51,7 +54,10 @@ def _spelled(rng: random.Random, value: Any) -> str:
     """JSON text of ``value`` with random (JSON) whitespace and escapes."""
     space = lambda: "".join(rng.choice(" \t\r\n") for _ in range(rng.choice([0, 0, 1, 2])))  # noqa: E731
     if isinstance(value, dict):
-        items = [space() + json.dumps(key, ensure_ascii=rng.random() < 0.5) + space() + ":" + _spelled(rng, item) for key, item in value.items()]
+        items = [
+            space() + json.dumps(key, ensure_ascii=rng.random() < 0.5) + space() + ":" + _spelled(rng, item)
+            for key, item in value.items()
+        ]
         if value and rng.random() < 0.3:  # a repeated key: the last value wins
             key = next(iter(value))
             items.append(json.dumps(key) + ":" + _spelled(rng, "again"))
@@ -76,7 +82,7 @@ def test_the_deep_decoder_reads_exactly_what_the_standard_decoder_reads() -> Non
             try:
                 expected = _typed(_standard(variant))
             except ValueError:  # JSONDecodeError included
-                with pytest.raises(ValueError):
+                with pytest.raises(ValueError):  # noqa: PT011  whatever the standard decoder said
                     _decode_deep(variant)
                 refused += 1
                 continue
@@ -108,8 +114,14 @@ def test_lines_nested_beyond_any_recursion_limit_are_read(depth: int) -> None:
 
 def test_a_deeply_nested_event_still_counts_and_so_does_a_deeply_nested_peer(tmp_path: Path) -> None:
     deep = "[" * 1100 + "]" * 1100
-    blocked = '{"event":"orchestrator.destructive_guard.blocked","timestamp":"2026-07-20T09:30:00Z","detail":' + deep + "}"
-    peer = '{"session_id":"p","status":"abandoned","started_at":"2026-07-20T09:10:00Z","completed_at":"2026-07-20T09:20:00Z","x":' + deep + "}"
+    blocked = (
+        '{"event":"orchestrator.destructive_guard.blocked","timestamp":"2026-07-20T09:30:00Z","detail":' + deep + "}"
+    )
+    peer = (
+        '{"session_id":"p","status":"abandoned","started_at":"2026-07-20T09:10:00Z","completed_at":"2026-07-20T09:20:00Z","x":'
+        + deep
+        + "}"
+    )
     write_jsonl(tmp_path / "sessions.jsonl", [session("s", waves=[1]), peer])
     write_jsonl(tmp_path / "events.jsonl", [blocked])
     for every in (True, False):
@@ -131,7 +143,7 @@ def test_the_api_warns_about_skipped_lines_and_refuses_an_events_file_as_session
         warnings.simplefilter("error")
         write_jsonl(tmp_path / "sessions.jsonl", [session("ok")])
         assert len(score_sessions(tmp_path)) == 1  # no warning when every line is usable
-    with pytest.raises(ValueError, match="events.jsonl: is the events file; give the sessions.jsonl"):
+    with pytest.raises(ValueError, match=re.escape("events.jsonl: is the events file; give the sessions.jsonl")):
         score_sessions(tmp_path / "events.jsonl")
 
 

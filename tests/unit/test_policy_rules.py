@@ -152,7 +152,9 @@ class TestReadJsonl:
     @pytest.mark.parametrize(("size", "read"), [(MAX_LINE_BYTES, True), (MAX_LINE_BYTES + 1, False)])
     @pytest.mark.parametrize("newline", [b"\n", b"\r\n", b""])
     @pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
-    def test_the_limit_excludes_the_newline_and_a_bom(self, tmp_path: Path, size: int, read: bool, newline: bytes, bom: bytes) -> None:
+    def test_the_limit_excludes_the_newline_and_a_bom(
+        self, tmp_path: Path, size: int, read: bool, newline: bytes, bom: bytes
+    ) -> None:
         path = tmp_path / "p.jsonl"
         body = b'{"id": "' + b"x" * (size - 10) + b'"}'
         assert len(body) == size
@@ -208,13 +210,21 @@ class TestScenarioFields:
             ({"expected_delegation_decision": "maybe"}, "expected_delegation_decision", "'conditional'"),
             ({"expected_worker_count_range": {"min": 0, "max": 7}}, "expected_worker_count_range", "max is 7"),
             ({"expected_worker_count_range": {"min": -1, "max": 0}}, "expected_worker_count_range", "min is -1"),
-            ({"expected_worker_count_range": {"min": 2, "max": 1}}, "expected_worker_count_range", "min 2 is greater than max 1"),
+            (
+                {"expected_worker_count_range": {"min": 2, "max": 1}},
+                "expected_worker_count_range",
+                "min 2 is greater than max 1",
+            ),
             ({"expected_worker_count_range": {"min": 0, "max": 1, "step": 1}}, "expected_worker_count_range", "step"),
             ({"expected_worker_count_range": {"min": 0, "max": True}}, "expected_worker_count_range", "valid integer"),
             ({"expected_worker_count_range": {"min": 0, "max": 1.0}}, "expected_worker_count_range", "valid integer"),
             ({"expected_worker_count_range": [0, 1]}, "expected_worker_count_range", "max"),
             ({"expected_worker_role": ["Spark Boss"]}, "expected_worker_role", "expected_worker_role[0]"),
-            ({"expected_worker_role": ["Spark Worker", "Spark Worker"]}, "expected_worker_role", "'Spark Worker' more than once"),
+            (
+                {"expected_worker_role": ["Spark Worker", "Spark Worker"]},
+                "expected_worker_role",
+                "'Spark Worker' more than once",
+            ),
             ({"expected_writer_count": 2}, "expected_writer_count", "less than or equal to 1"),
             ({"expected_writer_count": True}, "expected_writer_count", "valid integer"),
             ({"expected_parent_responsibility": []}, "expected_parent_responsibility", "at least 1 item"),
@@ -275,7 +285,9 @@ class TestInvariants:
         assert breach("delegate-min", scenario()) is None
         message = breach("delegate-min", scenario(expected_worker_count_range={"min": 0, "max": 2}))
         assert message and "min is 0" in message
-        conditional = scenario(expected_delegation_decision="conditional", expected_worker_count_range={"min": 0, "max": 2})
+        conditional = scenario(
+            expected_delegation_decision="conditional", expected_worker_count_range={"min": 0, "max": 2}
+        )
         assert breach("delegate-min", conditional) is None
 
     def test_roles_vs_workers(self) -> None:
@@ -417,7 +429,7 @@ class TestManifest:
             ({}, 'a count range needs "min", "max" or both'),
             ({"min": None}, 'a count range needs "min", "max" or both'),
             ({"min": 5, "max": 2}, "min 5 is greater than max 2"),
-            ({"min": 1, "maximum": 4}, "a count range has only \"min\" and \"max\", not 'maximum'"),
+            ({"min": 1, "maximum": 4}, 'a count range has only "min" and "max", not \'maximum\''),
             ({"max": 2.5}, '"max" of a count range is a whole number >= 0, not 2.5'),
         ],
     )
@@ -436,14 +448,26 @@ class TestManifest:
         manifest = EnvelopeManifest.model_validate(
             {"quotas": {"label_field": "expected_writer_count", "per_label": {"1": 2, "0": 1}}}
         )
-        records = [scenario(expected_writer_count=1), scenario(expected_writer_count=1), scenario(expected_writer_count=0)]
+        records = [
+            scenario(expected_writer_count=1),
+            scenario(expected_writer_count=1),
+            scenario(expected_writer_count=0),
+        ]
         findings = {f.check: f.held for f in check_dataset(manifest, records, data="p", manifest_name="m")}
         assert findings == {"quota:label=1": True, "quota:label=0": True, "quota:labels-declared": True}
         roles = EnvelopeManifest.model_validate(
             {"quotas": {"label_field": "expected_worker_role", "per_label": {'["Spark Worker"]': 1}}}
         )
-        found = check_dataset(roles, [scenario(expected_worker_role=["Spark Worker"]), scenario(expected_worker_role=[])], data="p", manifest_name="m")
-        assert {f.check: f.held for f in found} == {'quota:label=["Spark Worker"]': True, "quota:labels-declared": False}
+        found = check_dataset(
+            roles,
+            [scenario(expected_worker_role=["Spark Worker"]), scenario(expected_worker_role=[])],
+            data="p",
+            manifest_name="m",
+        )
+        assert {f.check: f.held for f in found} == {
+            'quota:label=["Spark Worker"]': True,
+            "quota:labels-declared": False,
+        }
         assert "'[]' (1)" in found[1].message
 
     def test_cannot_tell_only_when_the_files_own_faults_could_explain_it(self) -> None:
@@ -452,27 +476,43 @@ class TestManifest:
             return {f.check: f.held for f in found}
 
         # A case without an optional grouping field is in no group: a shortfall is certain.
-        optional = {"quotas": {"label_field": "difficulty", "per_label": {"hard": {"min": 2}}, "allow_undeclared": True}}
+        optional = {
+            "quotas": {"label_field": "difficulty", "per_label": {"hard": {"min": 2}}, "allow_undeclared": True}
+        }
         assert held(optional, [{"id": "a", "difficulty": "hard"}, {"id": "b"}])["quota:label=hard"] is False
         # ...but an invalid one (its fields check fails) could be in it.
-        assert held(optional, [{"id": "a", "difficulty": "hard"}, {"id": "b", "difficulty": 3}],
-                    invalid_fields=[(), ("difficulty",)])["quota:label=hard"] is None
+        assert (
+            held(
+                optional,
+                [{"id": "a", "difficulty": "hard"}, {"id": "b", "difficulty": 3}],
+                invalid_fields=[(), ("difficulty",)],
+            )["quota:label=hard"]
+            is None
+        )
         # One unreadable line holds at most one required id.
         required = {"required_ids": ["a", "x", "y"]}
         assert held(required, [{"id": "a"}], unreadable=1)["required-ids"] is False
         assert held(required, [{"id": "a"}], unreadable=2)["required-ids"] is None
         # Group names: a string value matches the name as written, any other value its JSON text.
-        versions = {"quotas": {"label_field": "version", "per_label": {"1.10": 2, "NaN": {"max": 3}, "1e400": {"max": 1}}}}
+        versions = {
+            "quotas": {"label_field": "version", "per_label": {"1.10": 2, "NaN": {"max": 3}, "1e400": {"max": 1}}}
+        }
         assert held(versions, [{"version": "1.10"}, {"version": "1.10"}]) == {
-            "quota:label=1.10": True, "quota:label=NaN": True, "quota:label=1e400": True, "quota:labels-declared": True,
+            "quota:label=1.10": True,
+            "quota:label=NaN": True,
+            "quota:label=1e400": True,
+            "quota:labels-declared": True,
         }
         numbers = {"quotas": {"label_field": "version", "per_label": {"1.10": 2}}}
         assert held(numbers, [{"version": 1.1}, {"version": 1.10}])["quota:label=1.10"] is True
         # The string "1" is no number: a name that spells the number 1 (" 1") does not count it.
         spaced = {"quotas": {"label_field": "version", "per_label": {"1": 2, " 1": 1}}}
-        found = check_dataset(GoldenManifest.model_validate(spaced), [{"version": "1"}, {"version": 1}], data="g", manifest_name="m")
+        found = check_dataset(
+            GoldenManifest.model_validate(spaced), [{"version": "1"}, {"version": 1}], data="g", manifest_name="m"
+        )
         assert [(f.check, f.held, f.message.split(" with ")[0]) for f in found[:2]] == [
-            ("quota:label=1", True, "g has 2 records"), ("quota:label= 1", True, "g has 1 record"),
+            ("quota:label=1", True, "g has 2 records"),
+            ("quota:label= 1", True, "g has 1 record"),
         ]
 
     def test_check_dataset(self) -> None:
@@ -494,7 +534,9 @@ class TestManifest:
             {"id": "b", "group": "neg", "locale": "en"},
             {"id": "c", "group": "pos", "locale": "de"},
         ]
-        findings = {f.check: f for f in check_dataset(manifest, records, data="g.json", manifest_name="g.manifest.json")}
+        findings = {
+            f.check: f for f in check_dataset(manifest, records, data="g.json", manifest_name="g.manifest.json")
+        }
         assert {check: f.held for check, f in findings.items()} == {
             "min-records": False,
             "required-ids": False,
@@ -524,7 +566,10 @@ class TestManifest:
         assert not [check for check in checks if check.endswith("-declared")]
         assert findings["min-records"].message.startswith("g.json holds 3 records, fewer than the 4")
         assert "'z'" in findings["required-ids"].message and "'a'" not in findings["required-ids"].message
-        assert "has 1 record with group 'pos', but g.manifest.json requires at least 2" in findings["quota:label=pos"].message
+        assert (
+            "has 1 record with group 'pos', but g.manifest.json requires at least 2"
+            in findings["quota:label=pos"].message
+        )
         assert findings["quota:label=neg,locale=en"].key == ("quotas", "per_label_locale", "neg", "en")
 
     def test_a_record_without_the_field_quotas_group_by_is_in_no_declared_group(self) -> None:
@@ -534,7 +579,9 @@ class TestManifest:
             {"quotas": {"label_field": "gruop", "per_label": {"neg": {"max": 2}, "pos": {"min": 1}}}}
         )
         records = [{"id": str(n), "group": "neg"} for n in range(4)]
-        findings = {f.check: f for f in check_dataset(manifest, records, data="g.json", manifest_name="g.manifest.json")}
+        findings = {
+            f.check: f for f in check_dataset(manifest, records, data="g.json", manifest_name="g.manifest.json")
+        }
         assert {check: f.held for check, f in findings.items()} == {
             "quota:label=neg": True,  # 0, at most 2
             "quota:label=pos": None,  # 0 of at least 1, and 4 records that could be
@@ -545,14 +592,27 @@ class TestManifest:
             "give each record gruop (or correct the field's name), or set quotas.allow_undeclared"
         )
         opened = manifest.model_copy(update={"quotas": manifest.quotas.model_copy(update={"allow_undeclared": True})})  # type: ignore[union-attr]
-        allowed = {f.check: f.held for f in check_dataset(opened, records, data="g.json", manifest_name="g.manifest.json")}
+        allowed = {
+            f.check: f.held for f in check_dataset(opened, records, data="g.json", manifest_name="g.manifest.json")
+        }
         assert allowed == {"quota:label=neg": True, "quota:label=pos": False}
         # With pairs too, the missing label is reported once, by the labels' check.
         paired = GoldenManifest.model_validate(
-            {"quotas": {"label_field": "gruop", "locale_field": "locale", "per_label": {"neg": {"max": 9}},
-                        "per_label_locale": {"neg": {"en": {"max": 9}}}}}
+            {
+                "quotas": {
+                    "label_field": "gruop",
+                    "locale_field": "locale",
+                    "per_label": {"neg": {"max": 9}},
+                    "per_label_locale": {"neg": {"en": {"max": 9}}},
+                }
+            }
         )
-        both = {f.check: f.held for f in check_dataset(paired, [r | {"locale": "en"} for r in records], data="g.json", manifest_name="g.manifest.json")}
+        both = {
+            f.check: f.held
+            for f in check_dataset(
+                paired, [r | {"locale": "en"} for r in records], data="g.json", manifest_name="g.manifest.json"
+            )
+        }
         assert both["quota:labels-declared"] is False and both["quota:label-locales-declared"] is True
 
     def test_a_declared_check_judges_the_values_it_can_read_and_counts_the_others(self) -> None:
@@ -566,7 +626,10 @@ class TestManifest:
 
         def declared(unreadable: int, faults: list[tuple[str, ...]]) -> DatasetFinding:
             (found,) = [
-                f for f in check_dataset(manifest, records, data="p", manifest_name="m", invalid_fields=faults, unreadable=unreadable)
+                f
+                for f in check_dataset(
+                    manifest, records, data="p", manifest_name="m", invalid_fields=faults, unreadable=unreadable
+                )
                 if f.check == "quota:labels-declared"
             ]
             return found
@@ -584,15 +647,26 @@ class TestManifest:
         )
         records.pop()
         assert declared(1, [()]).message.endswith("; 1 line(s) could not be read (see their checks)")
-        assert declared(0, [()]).message == "every expected_delegation_decision of the records has a quota in quotas.per_label"
+        assert (
+            declared(0, [()]).message
+            == "every expected_delegation_decision of the records has a quota in quotas.per_label"
+        )
         # Pairs name both fields, whichever of them is invalid, and whatever the other kinds declare.
         paired = GoldenManifest.model_validate(
-            {"quotas": {"label_field": "group", "locale_field": "locale", "per_label": {"neg": 1}, "per_locale": {"en": 1},
-                        "per_label_locale": {"neg": {"en": 1}}}}
+            {
+                "quotas": {
+                    "label_field": "group",
+                    "locale_field": "locale",
+                    "per_label": {"neg": 1},
+                    "per_locale": {"en": 1},
+                    "per_label_locale": {"neg": {"en": 1}},
+                }
+            }
         )
         cases = [{"id": "a", "group": "neg", "locale": "en"}, {"id": "b", "group": "neg", "locale": 3}]
         pairs = {
-            f.check: f for f in check_dataset(paired, cases, data="g", manifest_name="m", invalid_fields=[(), ("locale",)])
+            f.check: f
+            for f in check_dataset(paired, cases, data="g", manifest_name="m", invalid_fields=[(), ("locale",)])
         }["quota:label-locales-declared"]
         assert (pairs.held, pairs.message) == (
             True,
@@ -719,7 +793,9 @@ class TestReviewDecisionLog:
         with path.open("a") as stream:
             stream.write("\n")
         log = DecisionLog.read(DataFile(path, "decisions.jsonl"))
-        verdicts = by_name(review_decision_log(log, {"fix-failing-test": ["prompts.jsonl"], "other": ["prompts.jsonl"]}))
+        verdicts = by_name(
+            review_decision_log(log, {"fix-failing-test": ["prompts.jsonl"], "other": ["prompts.jsonl"]})
+        )
         assert {name: v.outcome for name, v in verdicts.items()} == {
             "fix-failing-test[fields]": "passed",
             "fix-failing-test[unique-id]": "passed",
@@ -775,7 +851,11 @@ class TestReviewGoldenSet:
         load = ManifestLoad.read(GoldenManifest, DataFile(manifest, "golden.manifest.json"))
         verdicts = by_name(review_golden_set(GoldenSet.read(DataFile(golden, "golden.json")), load))
         failed = sorted(name for name, v in verdicts.items() if v.outcome == "failed")
-        assert failed == ["dataset[quota:label-locales-declared]", "dataset[quota:label=negative,locale=en]", "n-de[rationale]"]
+        assert failed == [
+            "dataset[quota:label-locales-declared]",
+            "dataset[quota:label=negative,locale=en]",
+            "n-de[rationale]",
+        ]
         assert "'negative' and 'de' (1)" in verdicts["dataset[quota:label-locales-declared]"].detail
         assert "p-en[rationale]" not in verdicts  # only the groups that need one
         assert verdicts["n-de[rationale]"].line == 19  # where the case's object starts
@@ -809,7 +889,9 @@ class TestReviewGoldenSet:
         ("raw", "check", "line"),
         [(b'{"id": 1}', "json", 1), (b"[\n{}\n,,]", "json", 3), (b'[\n{"id": "\xff"}]', "utf-8", 2)],
     )
-    def test_an_unreadable_golden_set_is_one_failed_item(self, tmp_path: Path, raw: bytes, check: str, line: int) -> None:
+    def test_an_unreadable_golden_set_is_one_failed_item(
+        self, tmp_path: Path, raw: bytes, check: str, line: int
+    ) -> None:
         golden = tmp_path / "golden.json"
         golden.write_bytes(raw)
         verdicts = review_golden_set(GoldenSet.read(DataFile(golden, "g")), no_manifest(tmp_path, "x"))
@@ -819,7 +901,9 @@ class TestReviewGoldenSet:
 class TestManifestLoad:
     def test_problems_point_at_the_manifest_line(self, tmp_path: Path) -> None:
         path = tmp_path / "prompts.manifest.json"
-        path.write_text('{\n  "min_records": 2,\n  "quotas": {\n    "label_fld": "x"\n  },\n  "golden_set": "nope.json"\n}\n')
+        path.write_text(
+            '{\n  "min_records": 2,\n  "quotas": {\n    "label_fld": "x"\n  },\n  "golden_set": "nope.json"\n}\n'
+        )
         load = ManifestLoad.read(EnvelopeManifest, DataFile(path, "m.json"))
         assert load.found and load.manifest is None
         assert [text for _, text in load.problems] == [
@@ -872,7 +956,9 @@ def test_every_check_name_is_in_the_catalogue(tmp_path: Path) -> None:
     prompts = write_jsonl(tmp_path / "prompts.jsonl", [scenario()])
     decisions = write_jsonl(tmp_path / "decisions.jsonl", [observation(worker_results=[])])
     log = DecisionLog.read(DataFile(decisions, "d"))
-    emitted = {v.check for v in review_envelope_set(EnvelopeSet.read(DataFile(prompts, "p")), no_manifest(tmp_path), log)}
+    emitted = {
+        v.check for v in review_envelope_set(EnvelopeSet.read(DataFile(prompts, "p")), no_manifest(tmp_path), log)
+    }
     emitted |= {v.check for v in review_decision_log(log, {"fix-failing-test": ["p"]})}
     assert emitted <= set(CHECKS)
     assert {"fields", "unique-id", "forward", "known-scenario", "worker-contract", "manifest"} <= emitted
@@ -913,4 +999,7 @@ def test_a_number_beyond_the_double_range_is_named_as_written_not_as_infinity() 
     assert show_value(2.5) == "2.5"
     assert show_value(json.loads("1e400")) == show_value(float("inf"))
     # Nested, as JSON that reads back as the same value; a string saying Infinity stays as it is.
-    assert show_value(json.loads('{"x": -1e400, "y": "Infinity \\"", "z": [1e400]}')) == '{"x": -1e400, "y": "Infinity \\"", "z": [1e400]}'
+    assert (
+        show_value(json.loads('{"x": -1e400, "y": "Infinity \\"", "z": [1e400]}'))
+        == '{"x": -1e400, "y": "Infinity \\"", "z": [1e400]}'
+    )

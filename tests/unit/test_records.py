@@ -90,10 +90,30 @@ def test_submission_projection_keeps_only_the_whitelist() -> None:
     record = reference_record(secret_path="/home/me/repo", session_id="main-1")
     record["harness"]["hostname"] = "build-host"
     projected = project_submission(record)
-    assert set(projected) == {"schema_version", "record_kind", "run_id", "standard_version", "rubric_version", "handle", "anonymized", "timestamp", "provenance", "model", "harness", "kpis", "dimensions"}
+    assert set(projected) == {
+        "schema_version",
+        "record_kind",
+        "run_id",
+        "standard_version",
+        "rubric_version",
+        "handle",
+        "anonymized",
+        "timestamp",
+        "provenance",
+        "model",
+        "harness",
+        "kpis",
+        "dimensions",
+    }
     assert "hostname" not in projected["harness"]
     assert all("evidence" not in d for d in projected["dimensions"])
-    assert projected["dimensions"][5] == {"id": "instruction-adherence", "method": "judge", "status": "pass", "advisory": True, "calibration_status": "uncalibrated"}
+    assert projected["dimensions"][5] == {
+        "id": "instruction-adherence",
+        "method": "judge",
+        "status": "pass",
+        "advisory": True,
+        "calibration_status": "uncalibrated",
+    }
     assert projected["dimensions"][1]["score"] == 1 and "score" not in projected["dimensions"][0]
     assert projected["kpis"] == record["kpis"]
 
@@ -121,7 +141,9 @@ def test_the_json_schema_says_the_rules_it_can_as_validate_record_keeps_them() -
     assert set(firewall["then"]["required"]) == {"advisory", "calibration_status"}
     assert firewall["else"] == {"not": {"anyOf": [{"required": ["advisory"]}, {"required": ["calibration_status"]}]}}
     # No date-time format: a validator checking formats would refuse timestamps the plugin reads.
-    assert "format" not in schema["properties"]["timestamp"] and validate_record(reference_record(timestamp="2026-08-01"))
+    assert "format" not in schema["properties"]["timestamp"] and validate_record(
+        reference_record(timestamp="2026-08-01")
+    )
 
 
 def _valid(record: dict[str, Any], path: tuple[str, ...], value: object) -> bool:
@@ -161,7 +183,9 @@ def test_an_append_holds_a_digest_per_run_not_the_journal(tmp_path: Path) -> Non
     size = journal.stat().st_size
     tracemalloc.start()
     try:
-        outcome = append_records(journal, [reference_record(run_id="r7", evidence_pad="7" * 4000), reference_record(run_id="new")])
+        outcome = append_records(
+            journal, [reference_record(run_id="r7", evidence_pad="7" * 4000), reference_record(run_id="new")]
+        )
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -188,7 +212,9 @@ def test_concurrent_writers_never_interleave(tmp_path: Path) -> None:
     assert sorted(r["run_id"] for _, r in records) == sorted(f"w{n}-{i}" for n in range(4) for i in range(40))
 
 
-@pytest.mark.parametrize(("text", "blank"), [("\ufeff", True), ("\u3000 \u2028", True), ("\u001f", False), ("\u0085", False)])
+@pytest.mark.parametrize(
+    ("text", "blank"), [("\ufeff", True), ("\u3000 \u2028", True), ("\u001f", False), ("\u0085", False)]
+)
 def test_blank_text_is_what_javascript_trims_to_nothing(text: str, blank: bool) -> None:
     assert (hostname_hash(text) is None) is blank
     record = reference_record()

@@ -75,7 +75,9 @@ def test_timestamp_parsing(text: object, expected: int | None) -> None:
 
 
 def test_exit_code_zero_means_the_number_zero_only(tmp_path: Path) -> None:
-    sessions = [session(f"s{i}", f"2026-07-2{i}T09:00:00Z", f"2026-07-2{i}T10:00:00Z", total_files_changed=1) for i in range(6)]
+    sessions = [
+        session(f"s{i}", f"2026-07-2{i}T09:00:00Z", f"2026-07-2{i}T10:00:00Z", total_files_changed=1) for i in range(6)
+    ]
     events = [
         gate("2026-07-20T09:30:00Z", 0),
         gate("2026-07-21T09:30:00Z", 0.0),
@@ -85,7 +87,14 @@ def test_exit_code_zero_means_the_number_zero_only(tmp_path: Path) -> None:
         {"event": "orchestrator.quality_gate.failed", "timestamp": "2026-07-25T09:30:00Z"},
     ]
     result = statuses(tmp_path, sessions, events)
-    assert [result[f"s{i}"]["verification-evidence"] for i in range(6)] == ["pass", "pass", "fail", "fail", "fail", "fail"]
+    assert [result[f"s{i}"]["verification-evidence"] for i in range(6)] == [
+        "pass",
+        "pass",
+        "fail",
+        "fail",
+        "fail",
+        "fail",
+    ]
 
 
 def test_gate_kind_is_decided_by_exit_code_not_by_name(tmp_path: Path) -> None:
@@ -125,9 +134,17 @@ def test_peers_overlap_strictly_and_touching_is_not_overlap(tmp_path: Path) -> N
     assert result["b"]["process-safety"] == "pass"  # never downgraded by peers
 
 
-@pytest.mark.parametrize("touching", [("2026-07-20T10:00:00Z", "2026-07-20T11:00:00Z"), ("2026-07-20T08:00:00Z", "2026-07-20T09:00:00Z")])
-def test_a_session_touching_the_window_is_no_peer_beside_one_that_overlaps_it(tmp_path: Path, touching: tuple[str, str]) -> None:
-    sessions = [session("a"), session("b", "2026-07-20T09:30:00Z", "2026-07-20T09:40:00Z", status="abandoned"), session("c", *touching, status="abandoned")]
+@pytest.mark.parametrize(
+    "touching", [("2026-07-20T10:00:00Z", "2026-07-20T11:00:00Z"), ("2026-07-20T08:00:00Z", "2026-07-20T09:00:00Z")]
+)
+def test_a_session_touching_the_window_is_no_peer_beside_one_that_overlaps_it(
+    tmp_path: Path, touching: tuple[str, str]
+) -> None:
+    sessions = [
+        session("a"),
+        session("b", "2026-07-20T09:30:00Z", "2026-07-20T09:40:00Z", status="abandoned"),
+        session("c", *touching, status="abandoned"),
+    ]
     (result,) = score_sessions_dir(tmp_path, sessions)
     assert result.peers.names == ("b",) and not result.peers.more
     assert "'c'" not in result.dimension("gate-health").evidence
@@ -151,7 +168,11 @@ def test_peers_include_abandoned_lines_but_not_own_rewrites(tmp_path: Path) -> N
 
 def test_full_gate_ties_go_to_the_first_in_file_order(tmp_path: Path) -> None:
     sessions = [session("s", total_waves=1, waves=[{}])]
-    green_first = [gate("2026-07-20T09:50:00Z", 0, "full-gate"), gate("2026-07-20T09:50:00Z", 1, "full-gate"), gate("2026-07-20T09:10:00Z", 1, "full-gate")]
+    green_first = [
+        gate("2026-07-20T09:50:00Z", 0, "full-gate"),
+        gate("2026-07-20T09:50:00Z", 1, "full-gate"),
+        gate("2026-07-20T09:10:00Z", 1, "full-gate"),
+    ]
     assert statuses(tmp_path, sessions, green_first)["s"]["gate-health"] == "pass"
     red_first = [gate("2026-07-20T09:50:00.000Z", 1, "full-gate"), gate("2026-07-20T11:50:00+02:00", 0, "full-gate")]
     assert statuses(tmp_path, sessions, red_first)["s"]["gate-health"] == "fail"
@@ -195,7 +216,10 @@ def test_plan_fidelity(tmp_path: Path, effectiveness: Any, expected: str, score:
 
 
 def test_ill_typed_values_are_named_in_the_evidence(tmp_path: Path) -> None:
-    write_jsonl(tmp_path / "sessions.jsonl", [session("s", effectiveness={"completion_rate": "0.9", "planned_issues": 2}, total_files_changed="3")])
+    write_jsonl(
+        tmp_path / "sessions.jsonl",
+        [session("s", effectiveness={"completion_rate": "0.9", "planned_issues": 2}, total_files_changed="3")],
+    )
     (result,) = score_sessions(tmp_path)
     assert 'completion_rate="0.9" is not a number' in result.dimension("plan-fidelity").evidence
     assert 'total_files_changed="3" is not a number' in result.dimension("verification-evidence").evidence
@@ -213,7 +237,10 @@ def test_process_safety(tmp_path: Path) -> None:
     assert "loop.warning=1 in window (warn-only, never a fail)" in noted.dimension("process-safety").evidence
     assert statuses(tmp_path, [session("s", agent_summary={"spiral": 1})], [other])["s"]["process-safety"] == "fail"
     assert statuses(tmp_path, [session("s", agent_summary={"spiral": "2"})], [other])["s"]["process-safety"] == "pass"
-    assert statuses(tmp_path, [session("s", agent_summary={"spiral": 1})], ["[1]", "not json"])["s"]["process-safety"] == "cannot-determine"
+    assert (
+        statuses(tmp_path, [session("s", agent_summary={"spiral": 1})], ["[1]", "not json"])["s"]["process-safety"]
+        == "cannot-determine"
+    )
     (tmp_path / "events.jsonl").unlink()
     assert statuses(tmp_path, [session("s")])["s"]["process-safety"] == "cannot-determine"
     (result,) = score_sessions(tmp_path)
@@ -221,7 +248,9 @@ def test_process_safety(tmp_path: Path) -> None:
 
 
 def test_events_written_with_unicode_escapes_are_still_found(tmp_path: Path) -> None:
-    escaped = '{"event":"orchestrator\\u002equality\\u005fgate.passed","timestamp":"2026-07-20T09:30:00Z","exit_code":1}'
+    escaped = (
+        '{"event":"orchestrator\\u002equality\\u005fgate.passed","timestamp":"2026-07-20T09:30:00Z","exit_code":1}'
+    )
     assert statuses(tmp_path, [session("s", total_files_changed=1)], [escaped])["s"]["verification-evidence"] == "fail"
 
 
@@ -240,24 +269,52 @@ def test_events_written_with_unicode_escapes_are_still_found(tmp_path: Path) -> 
 )
 def test_duration_kpi(tmp_path: Path, fields: dict[str, Any], duration: int | None) -> None:
     assert statuses(tmp_path, [session("s", **fields)], [])["s"]["kpis"]["duration_seconds"] == duration
-    source = "recorded" if fields.get("duration_seconds") == 42 else "unavailable" if duration is None else "derived from the window"
+    source = (
+        "recorded"
+        if fields.get("duration_seconds") == 42
+        else "unavailable"
+        if duration is None
+        else "derived from the window"
+    )
     (result,) = score_sessions(tmp_path)
     assert f"(duration {source})." in result.dimension("efficiency-kpis").evidence
 
 
 def test_kpis_are_null_when_missing_or_ill_typed(tmp_path: Path) -> None:
-    record = session("s", total_waves=3, total_agents=-2, total_token_input="9", total_token_output=10.5, effectiveness={"carryover": 1})
+    record = session(
+        "s",
+        total_waves=3,
+        total_agents=-2,
+        total_token_input="9",
+        total_token_output=10.5,
+        effectiveness={"carryover": 1},
+    )
     kpis = statuses(tmp_path, [record], [])["s"]["kpis"]
-    assert kpis == {"duration_seconds": 3600, "total_waves": 3, "total_agents": None, "token_input": None, "token_output": 10.5, "carryover": 1}
+    assert kpis == {
+        "duration_seconds": 3600,
+        "total_waves": 3,
+        "total_agents": None,
+        "token_input": None,
+        "token_output": 10.5,
+        "carryover": 1,
+    }
 
 
 def test_ill_typed_kpi_and_wave_fields_are_named_in_the_evidence(tmp_path: Path) -> None:
     # Treated as missing, and the evidence says so; a null is missing as it is.
     record = session(
-        "s", duration_seconds="100", total_waves="3", total_agents=-2, total_token_input=None,
-        total_token_output="OUTPUT", effectiveness={"carryover": True}, waves=[{"wave": 1}],
+        "s",
+        duration_seconds="100",
+        total_waves="3",
+        total_agents=-2,
+        total_token_input=None,
+        total_token_output="OUTPUT",
+        effectiveness={"carryover": True},
+        waves=[{"wave": 1}],
     )
-    write_jsonl(tmp_path / "sessions.jsonl", [orjson.dumps(record).decode().replace('"OUTPUT"', "1e400")])  # beyond a double
+    write_jsonl(
+        tmp_path / "sessions.jsonl", [orjson.dumps(record).decode().replace('"OUTPUT"', "1e400")]
+    )  # beyond a double
     (result,) = score_sessions(tmp_path)
     kpis = result.dimension("efficiency-kpis").evidence
     assert kpis.endswith(
@@ -303,13 +360,21 @@ def test_eligibility(tmp_path: Path, record: dict[str, Any], scored: bool) -> No
 
 
 def test_the_no_evidence_of_work_reason_covers_a_null_completion_rate(tmp_path: Path) -> None:
-    write_jsonl(tmp_path / "sessions.jsonl", [{"session_id": "s", "completed_at": "2026-07-20T10:00:00Z", "effectiveness": {"completion_rate": None}}])
+    write_jsonl(
+        tmp_path / "sessions.jsonl",
+        [{"session_id": "s", "completed_at": "2026-07-20T10:00:00Z", "effectiveness": {"completion_rate": None}}],
+    )
     (entry,) = evaluate(tmp_path / "sessions.jsonl", None).entries
-    assert entry.reason.startswith("no evidence of work") and entry.reason.endswith("effectiveness.completion_rate is absent or null")  # type: ignore[union-attr]
+    assert entry.reason.startswith("no evidence of work") and entry.reason.endswith(
+        "effectiveness.completion_rate is absent or null"
+    )  # type: ignore[union-attr]
 
 
 def test_the_last_line_of_an_id_is_authoritative(tmp_path: Path) -> None:
-    sessions = [session("s", effectiveness={"completion_rate": 1.0}), session("s", effectiveness={"completion_rate": 0.1})]
+    sessions = [
+        session("s", effectiveness={"completion_rate": 1.0}),
+        session("s", effectiveness={"completion_rate": 0.1}),
+    ]
     assert statuses(tmp_path, sessions, [])["s"]["plan-fidelity"] == "fail"
     sessions = [session("s"), session("s", status="abandoned")]
     assert statuses(tmp_path, sessions, []) == {}
@@ -337,7 +402,10 @@ def test_latest_cascade_scans_all_lines_newest_first(tmp_path: Path) -> None:
 
 def test_bad_lines_are_reported_and_the_rest_is_scored(tmp_path: Path) -> None:
     write_jsonl(tmp_path / "sessions.jsonl", ["{not json", "[1, 2]", "", session("s"), '"text"'])
-    write_jsonl(tmp_path / "events.jsonl", ['{"event":"orchestrator.quality_gate.passed", "timestamp": ', gate("2026-07-20T09:10:00Z")])
+    write_jsonl(
+        tmp_path / "events.jsonl",
+        ['{"event":"orchestrator.quality_gate.passed", "timestamp": ', gate("2026-07-20T09:10:00Z")],
+    )
     result = evaluate(tmp_path / "sessions.jsonl", tmp_path / "events.jsonl")
     assert [entry.session_id for entry in result.scored] == ["s"]
     where = [(Path(problem.path).name, problem.line) for problem in result.problems]
@@ -354,7 +422,9 @@ def test_peer_names_are_capped_but_the_verdict_is_exact(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("others", "more"), [(10, False), (11, True)])
 def test_ten_peers_are_all_named_and_an_eleventh_is_said_to_be_more(tmp_path: Path, others: int, more: bool) -> None:
-    sessions = [session("a")] + [session(f"p{i}", "2026-07-20T09:10:00Z", "2026-07-20T09:20:00Z", status="abandoned") for i in range(others)]
+    sessions = [session("a")] + [
+        session(f"p{i}", "2026-07-20T09:10:00Z", "2026-07-20T09:20:00Z", status="abandoned") for i in range(others)
+    ]
     (result,) = score_sessions_dir(tmp_path, sessions)
     assert result.peers.count == 10 and result.peers.more is more
     assert ("more than 10 other sessions" in result.dimension("gate-health").evidence) is more
@@ -372,10 +442,15 @@ def test_a_byte_order_mark_makes_line_one_bad_input_as_in_the_reference(
     # JSON text has no BOM; the reference's JSON.parse refuses such a line. Here it is
     # reported and skipped: its window is no peer, its guard block counts for nothing.
     bom = "\ufeff"
-    write_jsonl(tmp_path / "sessions.jsonl", [bom + orjson.dumps(session("p", "2026-07-20T09:10:00Z", "2026-07-20T09:20:00Z")).decode(), session("s")])
+    write_jsonl(
+        tmp_path / "sessions.jsonl",
+        [bom + orjson.dumps(session("p", "2026-07-20T09:10:00Z", "2026-07-20T09:20:00Z")).decode(), session("s")],
+    )
     blocked = {"event": "orchestrator.destructive_guard.blocked", "timestamp": "2026-07-20T09:30:00Z"}
     write_jsonl(tmp_path / "events.jsonl", [bom + orjson.dumps(blocked).decode()])
-    result = evaluate(tmp_path / "sessions.jsonl", tmp_path / "events.jsonl", check_every_event_line=check_every_event_line)
+    result = evaluate(
+        tmp_path / "sessions.jsonl", tmp_path / "events.jsonl", check_every_event_line=check_every_event_line
+    )
     (scored,) = result.scored
     assert scored.session_id == "s" and not scored.peers.count
     assert scored.dimension("process-safety").status == "cannot-determine"  # no event object at all
@@ -394,7 +469,15 @@ def test_lines_javascript_trims_to_nothing_are_blank(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("host", "kept"),
-    [("ci", True), (" ci ", True), ("\ufeff", False), ("\u3000\u2029", False), ("\u001f", True), ("\u0085", True), ("", False)],
+    [
+        ("ci", True),
+        (" ci ", True),
+        ("\ufeff", False),
+        ("\u3000\u2029", False),
+        ("\u001f", True),
+        ("\u0085", True),
+        ("", False),
+    ],
 )
 def test_host_class_is_blank_exactly_when_javascript_trims_it_to_nothing(tmp_path: Path, host: str, kept: bool) -> None:
     started = {"event": "orchestrator.session.started", "timestamp": "2026-07-20T09:00:00Z", "host_class": host}
@@ -456,19 +539,29 @@ def test_a_blank_session_id_is_not_usable_but_its_window_still_makes_a_peer(tmp_
     assert result.session_ids == frozenset({"s"})
 
 
-@pytest.mark.parametrize(("session_id", "usable"), [("\ufeff", False), ("\u2028", False), ("\u001c", True), ("\u0085", True)])
-def test_a_session_id_is_blank_exactly_when_javascript_trims_it_to_nothing(tmp_path: Path, session_id: str, usable: bool) -> None:
+@pytest.mark.parametrize(
+    ("session_id", "usable"), [("\ufeff", False), ("\u2028", False), ("\u001c", True), ("\u0085", True)]
+)
+def test_a_session_id_is_blank_exactly_when_javascript_trims_it_to_nothing(
+    tmp_path: Path, session_id: str, usable: bool
+) -> None:
     # Python's str.strip() differs: it keeps U+FEFF and removes U+001C and U+0085.
     write_jsonl(tmp_path / "sessions.jsonl", [session(session_id)])
     assert [result.session_id for result in score_sessions(tmp_path)] == ([session_id] if usable else [])
 
 
 @pytest.mark.parametrize("check_every_event_line", [True, False])
-def test_an_events_file_of_only_events_no_dimension_reads_still_holds_events(tmp_path: Path, check_every_event_line: bool) -> None:
+def test_an_events_file_of_only_events_no_dimension_reads_still_holds_events(
+    tmp_path: Path, check_every_event_line: bool
+) -> None:
     # Safety is measurable once the file holds an event object, whichever kind.
     write_jsonl(tmp_path / "sessions.jsonl", [session("a")])
-    write_jsonl(tmp_path / "events.jsonl", [{"event": "orchestrator.wave.started", "timestamp": "2026-07-20T09:10:00Z"}])
-    result = evaluate(tmp_path / "sessions.jsonl", tmp_path / "events.jsonl", check_every_event_line=check_every_event_line)
+    write_jsonl(
+        tmp_path / "events.jsonl", [{"event": "orchestrator.wave.started", "timestamp": "2026-07-20T09:10:00Z"}]
+    )
+    result = evaluate(
+        tmp_path / "sessions.jsonl", tmp_path / "events.jsonl", check_every_event_line=check_every_event_line
+    )
     (scored,) = result.scored
     assert scored.dimension("process-safety").status == "pass"
 
@@ -477,16 +570,21 @@ def test_integers_are_read_as_javascript_reads_them(tmp_path: Path) -> None:
     # Beyond 64 bits an integer is the nearest double (as orjson reads it); beyond the
     # double range, infinity: no number, as JavaScript's JSON.parse makes it.
     huge, endless = "1" + "0" * 400, "9" * 5000
-    write_jsonl(tmp_path / "sessions.jsonl", [
-        f'{{"session_id":"a","status":"completed","total_waves":{huge},"total_agents":{endless},'
-        f'"total_token_input":18446744073709551616,"total_token_output":18446744073709551615,'
-        f'"effectiveness":{{"completion_rate":{huge},"planned_issues":3}}}}',
-    ])
+    write_jsonl(
+        tmp_path / "sessions.jsonl",
+        [
+            f'{{"session_id":"a","status":"completed","total_waves":{huge},"total_agents":{endless},'
+            f'"total_token_input":18446744073709551616,"total_token_output":18446744073709551615,'
+            f'"effectiveness":{{"completion_rate":{huge},"planned_issues":3}}}}',
+        ],
+    )
     result = evaluate(tmp_path / "sessions.jsonl", None)
     (scored,) = result.scored
     assert scored.kpis["total_waves"] is None and scored.kpis["total_agents"] is None
     assert scored.kpis["token_input"] == 2.0**64 and type(scored.kpis["token_input"]) is float
-    assert scored.kpis["token_output"] == 2.0**64 and type(scored.kpis["token_output"]) is float  # as JavaScript holds it
+    assert (
+        scored.kpis["token_output"] == 2.0**64 and type(scored.kpis["token_output"]) is float
+    )  # as JavaScript holds it
     plan = scored.dimension("plan-fidelity")
     assert plan.status == "cannot-determine" and "completion_rate=Infinity is not a number" in plan.evidence
     assert not result.problems
@@ -500,8 +598,15 @@ def test_integers_are_read_as_javascript_reads_them(tmp_path: Path) -> None:
         (18446744073709551615, 18446744073709551616.0),
     ],
 )
-def test_integers_beyond_2_to_the_53_are_reported_as_the_reference_holds_them(tmp_path: Path, written: int, held: float) -> None:
-    record = session("s", total_token_input=written, duration_seconds=written, effectiveness={"completion_rate": written, "carryover": written})
+def test_integers_beyond_2_to_the_53_are_reported_as_the_reference_holds_them(
+    tmp_path: Path, written: int, held: float
+) -> None:
+    record = session(
+        "s",
+        total_token_input=written,
+        duration_seconds=written,
+        effectiveness={"completion_rate": written, "carryover": written},
+    )
     write_jsonl(tmp_path / "sessions.jsonl", [record])
     (scored,) = score_sessions(tmp_path)
     for name in ("token_input", "duration_seconds", "carryover"):

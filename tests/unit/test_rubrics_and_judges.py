@@ -28,7 +28,10 @@ def test_rubric_rules_in_the_core(tmp_path: Path) -> None:
     for blank in ("", " ", "\u00a0\u3000"):
         with pytest.raises(RubricError, match="a version string that is not blank"):
             Rubric(blank, text, ())
-    assert Rubric("r", text, RUBRIC_V1.dimensions).sha256 == "2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881"
+    assert (
+        Rubric("r", text, RUBRIC_V1.dimensions).sha256
+        == "2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881"
+    )
 
 
 def test_each_rubric_version_hashes_its_own_text_also_when_made_by_replace(tmp_path: Path) -> None:

@@ -111,7 +111,8 @@ class _Text(str):
     pass
 
 
-@pytest.mark.parametrize("value", [None, True, False, 0, 1_784_160_000_000, 1.5, b"2026-07-16", ["2026-07-16"],
-                                   _Text("2026-07-16")])
+@pytest.mark.parametrize(
+    "value", [None, True, False, 0, 1_784_160_000_000, 1.5, b"2026-07-16", ["2026-07-16"], _Text("2026-07-16")]
+)
 def test_only_str_values_parse(value: object) -> None:
     assert parse_timestamp_ms(value) is None

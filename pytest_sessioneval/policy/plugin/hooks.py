@@ -41,8 +41,8 @@ from ...plugin.options import (
     usage_error,
 )
 from ...plugin.xdist import is_worker, register_wire_safety
-from ..manifest import EnvelopeManifest, GoldenManifest
 from ..datasets import DataFile, DecisionLog, EnvelopeSet, GoldenSet, ManifestLoad
+from ..manifest import EnvelopeManifest, GoldenManifest
 from ..review import (
     Verdict,
     review_decision_log,
@@ -53,7 +53,7 @@ from .nodes import PolicyCheckItem, PolicyDataFile
 from .options import OPTIONS, add_options, get_option, on_command_line
 from .summary import PolicyTally
 
-__all__ = ["PolicyRun", "RUN_KEY"]
+__all__ = ["RUN_KEY", "PolicyRun"]
 
 #: The file an ``--policy-eval`` directory must hold.
 ENVELOPE_FILE: Final = "prompts.jsonl"
@@ -241,8 +241,10 @@ class PolicyRun:
             golden = absolute(golden)
             same = file_identity(golden)
             role = (
-                "an envelope set" if any(file_identity(path) == same for path in envelope_paths)
-                else "the decisions file" if decisions_file and file_identity(decisions_file.path) == same
+                "an envelope set"
+                if any(file_identity(path) == same for path in envelope_paths)
+                else "the decisions file"
+                if decisions_file and file_identity(decisions_file.path) == same
                 else None
             )
             if role:  # it would be checked as that, never as a golden set

@@ -36,7 +36,9 @@ class PolicyDataFile(pytest.File):
         for verdict in self.verdicts:
             # The node id as text: pytest then reads a trailing ``[check]`` as parameters, so
             # that ``--lf`` and ``--sw`` find the item again from its printed id.
-            yield PolicyCheckItem.from_parent(self, name=verdict.name, nodeid=f"{self.nodeid}::{verdict.name}", verdict=verdict)
+            yield PolicyCheckItem.from_parent(
+                self, name=verdict.name, nodeid=f"{self.nodeid}::{verdict.name}", verdict=verdict
+            )
 
 
 class PolicyCheckItem(pytest.Item):
@@ -86,9 +88,7 @@ class PolicyCheckItem(pytest.Item):
         line = self.verdict.line
         return self.verdict.source.path, (line - 1 if line else 0), self.name
 
-    def repr_failure(
-        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
-    ) -> str | TerminalRepr:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, PolicyCheckFailed):
             return self.verdict.detail
         return super().repr_failure(excinfo, style)

@@ -36,7 +36,11 @@ class PolicyTally:
         if report.when == "teardown" or (report.when == "setup" and report.passed):
             return
         check = next(
-            (entry[1] for entry in report.user_properties if isinstance(entry, tuple) and len(entry) == 2 and entry[0] == "policy_check"),
+            (
+                entry[1]
+                for entry in report.user_properties
+                if isinstance(entry, tuple) and len(entry) == 2 and entry[0] == "policy_check"
+            ),
             None,
         )
         if not isinstance(check, str):
