@@ -14,9 +14,10 @@ project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.tom
 requirements = [*project["dependencies"], *project["optional-dependencies"]["test"]]
 pins = []
 for requirement in requirements:
-    match = re.fullmatch(r"([A-Za-z0-9_.\-]+)\s*>=\s*([0-9][0-9.]*)\s*(?:,\s*<\s*[0-9.]+)?", requirement)
+    requirement, _, marker = requirement.partition(";")
+    match = re.fullmatch(r"([A-Za-z0-9_.\-]+)\s*>=\s*([0-9][0-9.]*)\s*(?:,\s*<\s*[0-9.]+)?", requirement.strip())
     if match is None:
         sys.exit(f"pyproject.toml: {requirement!r} names no lower bound of the form name>=X")
     name, lowest = match.groups()
-    pins.append(f"{name}=={lowest}")
+    pins.append(f"{name}=={lowest}" + (f"; {marker.strip()}" if marker else ""))
 print("\n".join(pins))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import io
 import stat
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -80,12 +81,47 @@ def open_input(path: Path, *, buffered: bool = True) -> Iterator[ByteStream]:
         if stream.read(2) == _GZIP_MAGIC:
             stream.seek(0)
             with gzip.GzipFile(fileobj=stream, mode="rb") as unpacked:
-                yield unpacked
+                yield _Unpacked(unpacked, path)
             return
         stream.seek(0)
         yield stream
     finally:
         stream.close()
+
+
+class _Unpacked:
+    """A gzip stream whose damage (a cut or corrupt stream) is an ``OSError`` naming the file,
+    as any other fault of reading one is."""
+
+    def __init__(self, stream: gzip.GzipFile, path: Path) -> None:
+        self._stream = stream
+        self._path = path
+
+    def _damaged(self, exc: Exception) -> OSError:
+        error = OSError(f"damaged gzip data ({exc})")
+        error.filename = str(self._path)
+        return error
+
+    def read(self, size: int = -1, /) -> bytes:
+        try:
+            return self._stream.read(size)
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            raise self._damaged(exc) from None
+
+    def readline(self, size: int = -1, /) -> bytes:
+        try:
+            return self._stream.readline(size)
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            raise self._damaged(exc) from None
+
+    def readinto(self, buffer: memoryview, /) -> int | None:
+        try:
+            return self._stream.readinto(buffer)
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            raise self._damaged(exc) from None
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self.readline, b"")
 
 
 def read_bytes(path: Path, limit: int = -1) -> bytes:
