@@ -10,6 +10,7 @@ Pure: reading only; nothing here knows JSON.
 
 from __future__ import annotations
 
+import errno
 import gzip
 import io
 import stat
@@ -98,9 +99,7 @@ class _Unpacked:
         self._path = path
 
     def _damaged(self, exc: Exception) -> OSError:
-        error = OSError(f"damaged gzip data ({exc})")
-        error.filename = str(self._path)
-        return error
+        return OSError(errno.EIO, f"damaged gzip data ({exc})", str(self._path))
 
     def read(self, size: int = -1, /) -> bytes:
         try:
