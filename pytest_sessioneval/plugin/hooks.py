@@ -15,8 +15,8 @@ from ..core.text import wire_safe
 from . import html_columns
 from .collection import add_collection_args, remember_default_args
 from .inifile import note_missed_ini_files
-from .items import RecordItem
-from .options import OPTIONS, add_options, as_given, on_command_line
+from .items import LineItem
+from .options import OPTIONS, add_options, naming_options_as_given, on_command_line
 from .run import RUN_KEY, SessionEvalRun
 from .settings import read_settings
 from .xdist import XdistBridge, register_wire_safety
@@ -59,7 +59,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", line)
     if not config.pluginmanager.hasplugin("xdist"):
         config.addinivalue_line("markers", "xdist_group(name): group items on one pytest-xdist worker")
-    with as_given(config):
+    with naming_options_as_given(config):
         settings = read_settings(config)
         if settings is None:
             return
@@ -78,6 +78,6 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(optionalhook=True)
 def pytest_json_runtest_metadata(item: pytest.Item, call: pytest.CallInfo[None]) -> dict[str, Any] | None:
     """pytest-json-report: each item's verdict under ``metadata.session_eval``."""
-    if isinstance(item, RecordItem):
+    if isinstance(item, LineItem):
         return {"session_eval": wire_safe(item.metadata())}  # the same with and without xdist
     return None

@@ -23,7 +23,7 @@ from .files import (
     path_kind,
     readable_file,
 )
-from .options import given_as, option_value, usage_error
+from .options import how_given, option_value, usage_error
 
 if TYPE_CHECKING:
     from .settings import Settings
@@ -104,7 +104,7 @@ def refuse_overwriting_inputs(config: pytest.Config, settings: Settings) -> None
     # A rubric's text is read too: its sha256 goes into every record.
     inputs += [(rubric.text_path, f"the text of rubric {version}") for version, rubric in settings.rubrics.items()]
     data = {file_identity(path): what for path, what in inputs}
-    given = given_as(config, "--session-eval")
+    given = how_given(config, "--session-eval")
     journals = {file_identity(p): f"a journal given to {given}" for p in settings.report_journals}
     if settings.verify_path is not None:
         journals[file_identity(settings.verify_path)] = "the journal given to --session-eval-verify"

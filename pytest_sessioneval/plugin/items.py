@@ -11,10 +11,10 @@ import pytest
 from ._compat import DeferredNodeId
 from .facts import ITEM_KEYWORD, ItemFacts
 
-__all__ = ["DataFile", "RecordItem"]
+__all__ = ["LineFile", "LineItem"]
 
 
-class RecordItem(DeferredNodeId, pytest.Item):
+class LineItem(DeferredNodeId, pytest.Item):
     """An item that stands for one line of a data file, described by its ``facts``."""
 
     wire_safe_texts = True  # its report texts are made wire_safe (xdist.WireSafeTexts)
@@ -44,10 +44,10 @@ class RecordItem(DeferredNodeId, pytest.Item):
         return f"{self.location[0]}:{self.line}"
 
 
-class DataFile(pytest.File):
-    """A data file whose items are ``RecordItem``s."""
+class LineFile(pytest.File):
+    """A data file whose items are ``LineItem``s."""
 
-    def child(self, kind: type[RecordItem], name: str, **kwargs: Any) -> RecordItem:
+    def child(self, kind: type[LineItem], name: str, **kwargs: Any) -> LineItem:
         # The node id is given as text so that pytest parses the ``[...]`` part as
         # parameters, exactly as it parses the ids it prints (and caches for --lf).
         return kind.from_parent(self, name=name, nodeid=f"{self.nodeid}::{name}", **kwargs)

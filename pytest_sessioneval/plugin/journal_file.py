@@ -21,7 +21,7 @@ from ..records.verify import (
     written_here,
 )
 from .facts import ItemFacts, Kind
-from .items import DataFile, RecordItem
+from .items import LineFile, LineItem
 from .journals import StoredJournal
 from .outcomes import VerdictFailed, VerdictUndetermined, markers_for, raise_for
 
@@ -31,14 +31,14 @@ if TYPE_CHECKING:
 __all__ = ["JournalFile"]
 
 
-class JournalFile(DataFile):
+class JournalFile(LineFile):
     """An ``eval.jsonl``: one item per stored dimension of every record."""
 
     def __init__(self, *, journal: StoredJournal, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.journal = journal
 
-    def collect(self) -> Iterator[RecordItem]:
+    def collect(self) -> Iterator[LineItem]:
         taken: set[str] = set()
         # Re-verified, a line that holds no readable record is one that cannot be: it fails
         # (as input, it is a warning, as any unusable line of the metrics is).
@@ -70,12 +70,12 @@ class JournalFile(DataFile):
             yield self._unreadable(taken, pending)
             pending = next(unreadable, None)
 
-    def _unreadable(self, taken: set[str], problem: InputProblem) -> RecordItem:
+    def _unreadable(self, taken: set[str], problem: InputProblem) -> LineItem:
         where = unique_name(taken, lambda n: f"line-{problem.line}" if n == 1 else f"line-{problem.line}~{n - 1}")
         why = problem.message.removesuffix("; line skipped")  # (as a warning says it; here it fails)
         return self.child(UnreadableRecordItem, f"{where}[unreadable]", line=problem.line, problem=why)
 
-    def _verification_items(self, line: int, record: dict[str, Any], base: str) -> Iterator[RecordItem]:
+    def _verification_items(self, line: int, record: dict[str, Any], base: str) -> Iterator[LineItem]:
         rubric = self.journal.rubrics.get(record["rubric_version"])
         fresh = self.journal.fresh.get((record["rubric_version"], record["session_id"]))
         problem = None
@@ -168,7 +168,7 @@ def _named(base: str, dimensions: list[dict[str, Any]]) -> Iterator[tuple[str, d
         yield unique_name(taken, lambda n: f"{base}[{label}]" if n == 1 else f"{base}[{label}~{n}]"), dimension
 
 
-class _StoredItem(RecordItem):
+class _StoredItem(LineItem):
     kind: Kind = "stored"
 
     def __init__(self, *, line: int, record: dict[str, Any], dimension: dict[str, Any], **kwargs: Any) -> None:
@@ -266,7 +266,7 @@ def _drift(stored: str, fresh: SessionEvaluation, drifts: list[Drift]) -> DriftD
     )
 
 
-class VerifiedRecordItem(RecordItem):
+class VerifiedRecordItem(LineItem):
     """Passes when a fresh scoring of the current metrics reproduces the record's own fields:
     its KPIs, ``harness.host_class`` (and ``harness.platform``, for records written here), and
     a ``run_id`` made of its ``session_id`` and ``timestamp``."""
@@ -289,7 +289,7 @@ class VerifiedRecordItem(RecordItem):
         return super().repr_failure(excinfo, style)
 
 
-class UnreadableRecordItem(RecordItem):
+class UnreadableRecordItem(LineItem):
     """A journal line re-verification cannot read: a failed item naming why."""
 
     def __init__(self, *, line: int, problem: str, **kwargs: Any) -> None:
@@ -310,7 +310,7 @@ class InvalidRecordError(Exception):
     """A stored record breaks the schema."""
 
 
-class InvalidRecordItem(RecordItem):
+class InvalidRecordItem(LineItem):
     """A journal line whose record is invalid: a failed item that names the fields."""
 
     def __init__(self, *, line: int, error: InvalidRecord, **kwargs: Any) -> None:

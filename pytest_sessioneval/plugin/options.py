@@ -22,10 +22,10 @@ __all__ = [
     "OPTIONS",
     "Option",
     "add_options",
-    "as_given",
     "get_option",
-    "given_as",
+    "how_given",
     "is_set",
+    "naming_options_as_given",
     "on_command_line",
     "only_informs",
     "option_value",
@@ -270,7 +270,7 @@ def _ini_source(config: pytest.Config, key: str) -> str:
     return f"ini key {key} in {config.inipath}" if config.inipath else f"ini key {key}"
 
 
-def given_as(config: pytest.Config, flag: str, options: Sequence[Option] = OPTIONS) -> str:
+def how_given(config: pytest.Config, flag: str, options: Sequence[Option] = OPTIONS) -> str:
     """How the user gave ``flag``'s value, to name it in a message: the flag, ``-o`` with its
     ini key, or its ini key in the ini file."""
     if on_command_line(config, flag, options):
@@ -307,13 +307,13 @@ def runs_no_item(config: pytest.Config) -> bool:
 
 def usage_error(flag: str, message: str) -> pytest.UsageError:
     """A usage error (exit code 4, no traceback) that names the option by its flag
-    (``as_given`` names it as the user gave it)."""
+    (``naming_options_as_given`` names it as the user gave it)."""
     return pytest.UsageError(f"{flag}: {message}")
 
 
 @contextmanager
-def as_given(config: pytest.Config, options: Sequence[Option] = OPTIONS) -> Iterator[None]:
-    """Name the option of a ``usage_error`` raised within as the user gave it (``given_as``):
+def naming_options_as_given(config: pytest.Config, options: Sequence[Option] = OPTIONS) -> Iterator[None]:
+    """Name the option of a ``usage_error`` raised within as the user gave it (``how_given``):
     a value set in the ini file is told by its key and the file, or by ``-o`` and the key. An
     option given no value at all keeps its flag (the error is about what it would set)."""
     try:
@@ -322,7 +322,7 @@ def as_given(config: pytest.Config, options: Sequence[Option] = OPTIONS) -> Iter
         message = str(exc)
         for option in options:
             if message.startswith(f"{option.flag}: "):
-                named = given_as(config, option.flag, options)
+                named = how_given(config, option.flag, options)
                 if named != option.flag and _has_value(config, option):
                     raise pytest.UsageError(named + message[len(option.flag) :]) from None
                 break

@@ -30,7 +30,7 @@ from .input_warnings import issue_warning_at, warn_problems
 from .journal_file import JournalFile
 from .journals import StoredJournal
 from .judging import ask_judges, judged_for_workers, take_judged_from_controller
-from .options import as_given, given_as, runs_no_item, usage_error
+from .options import how_given, naming_options_as_given, runs_no_item, usage_error
 from .outputs import check_output_paths, located, write_outputs
 from .sessions_file import SessionsFile
 from .settings import Settings
@@ -65,7 +65,7 @@ class SessionEvalRun:
     @pytest.hookimpl(tryfirst=True)  # before xdist starts its workers, which need the judge verdicts
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Read and score every input once, before collection; input errors are usage errors."""
-        with as_given(session.config):
+        with naming_options_as_given(session.config):
             self._start(session.config)
 
     def _start(self, config: pytest.Config) -> None:
@@ -148,7 +148,7 @@ class SessionEvalRun:
             raise usage_error(
                 bound,
                 f"session id(s) {', '.join(map(repr, outside))}, named by "
-                f"{given_as(config, '--session-eval-session')}, started outside the selected date range "
+                f"{how_given(config, '--session-eval-session')}, started outside the selected date range "
                 "(or their started_at does not parse)",
             )
 

@@ -15,7 +15,7 @@ from ..core.engine import (
 from ..core.naming import escape_name, unique_name
 from ..core.rubric import DimensionVerdict
 from .facts import ItemFacts
-from .items import DataFile, RecordItem
+from .items import LineFile, LineItem
 from .outcomes import VerdictFailed, VerdictUndetermined, markers_for, raise_for
 from .xdist import group_name
 
@@ -25,14 +25,14 @@ if TYPE_CHECKING:
 __all__ = ["DimensionItem", "SessionsFile", "SkippedSessionItem", "UnidentifiedRecordItem"]
 
 
-class SessionsFile(DataFile):
+class SessionsFile(LineFile):
     """A ``sessions.jsonl``: yields the items of its already-scored sessions."""
 
     def __init__(self, *, evaluation: Evaluation, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.evaluation = evaluation
 
-    def collect(self) -> Iterator[RecordItem]:
+    def collect(self) -> Iterator[LineItem]:
         rubric = self.evaluation.rubric
         # A session named "line-<N>" keeps its name: the record without a usable id on line N
         # becomes "line-<N>~1[...]", or a node id copied from the output would select both.
@@ -71,7 +71,7 @@ class SessionsFile(DataFile):
                 yield self.child(UnidentifiedRecordItem, f"{where}[no-session-id]", facts=facts)
 
 
-class DimensionItem(RecordItem):
+class DimensionItem(LineItem):
     """One dimension's verdict for one session; its outcome is set by markers at collection."""
 
     def __init__(self, *, evaluation: SessionEvaluation, verdict: DimensionVerdict, **kwargs: Any) -> None:
@@ -96,7 +96,7 @@ class DimensionItem(RecordItem):
         return super().repr_failure(excinfo, style)
 
 
-class SkippedSessionItem(RecordItem):
+class SkippedSessionItem(LineItem):
     """A session that is not scored: reported as skipped with the reason, never dropped."""
 
     def __init__(self, **kwargs: Any) -> None:
@@ -111,7 +111,7 @@ class UnidentifiedRecordError(Exception):
     """A record without a usable session_id."""
 
 
-class UnidentifiedRecordItem(RecordItem):
+class UnidentifiedRecordItem(LineItem):
     """A record that has no usable session_id: a failed item naming the line, never dropped."""
 
     def runtest(self) -> None:

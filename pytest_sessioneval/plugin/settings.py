@@ -2,7 +2,7 @@
 
 Every usage error about what the user gave is raised while ``read_settings`` reads it,
 each naming its option as the user gave it (the flag, ``-o`` and the key, or the key in
-the ini file: ``options.as_given``).
+the ini file: ``options.naming_options_as_given``).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from .inifile import warn_if_ini_file_was_missed
 from .inputs import refuse_overwriting_inputs, resolve_sources
 from .options import (
     OPTIONS,
-    given_as,
+    how_given,
     only_informs,
     option_value,
     refuse_without_skipping,
@@ -172,7 +172,7 @@ def _journal_to_verify(config: pytest.Config, verify: Path, journals: list[Path]
         raise usage_error(
             "--session-eval",
             f"{', '.join(map(str, others))}: a journal given as input; "
-            f"re-verification shows only the journal it re-verifies ({given_as(config, '--session-eval-verify')}): "
+            f"re-verification shows only the journal it re-verifies ({how_given(config, '--session-eval-verify')}): "
             "show this one in a run of its own",
         )
     if typed(config, "--session-eval-journal"):  # (set in the ini file, it is left out)
@@ -241,7 +241,7 @@ def _selection(config: pytest.Config, *, verify: bool, journals: list[Path]) -> 
             raise usage_error(
                 given[0],
                 f"does not apply to re-verification, which re-scores every record "
-                f"of the journal ({given_as(config, '--session-eval-verify')}); select records with -k or a node id",
+                f"of the journal ({how_given(config, '--session-eval-verify')}); select records with -k or a node id",
             )
         if given:
             raise usage_error(
@@ -264,7 +264,7 @@ def _selection(config: pytest.Config, *, verify: bool, journals: list[Path]) -> 
             raise usage_error(
                 "--session-eval-latest",
                 f"picks one session itself, so it does not combine "
-                f"with {given_as(config, '--session-eval-session')}: give one of them",
+                f"with {how_given(config, '--session-eval-session')}: give one of them",
             )
     selection = Selection(
         session_ids=named,
@@ -276,7 +276,7 @@ def _selection(config: pytest.Config, *, verify: bool, journals: list[Path]) -> 
         raise usage_error(
             "--session-eval-until",
             f"{option_value(config, '--session-eval-until')} is before "
-            f"{given_as(config, '--session-eval-since')} {option_value(config, '--session-eval-since')}: no session "
+            f"{how_given(config, '--session-eval-since')} {option_value(config, '--session-eval-since')}: no session "
             "could be selected",
         )
     return selection
@@ -292,7 +292,7 @@ def date_range(config: pytest.Config) -> str:
     return (
         "the date range "
         + " ".join(f"{word} {option_value(config, flag)}" for word, flag in bounds.items())
-        + (f" ({', '.join(given_as(config, flag) for flag in bounds.values())})")
+        + (f" ({', '.join(how_given(config, flag) for flag in bounds.values())})")
     )
 
 
@@ -315,7 +315,7 @@ def _journals_shown_whole(config: pytest.Config, selection: Selection) -> tuple[
     if not selecting:
         return ()
     return (
-        f"{', '.join(given_as(config, flag) for flag in selecting)} selected sessions of the sessions "
+        f"{', '.join(how_given(config, flag) for flag in selecting)} selected sessions of the sessions "
         "files only: the journal(s) given as input show every record",
     )
 

@@ -19,7 +19,7 @@ from ..core.text import first_few
 from ..report.intervals import DimensionRate, format_rate, ranking_note
 from ._compat import bestrelpath
 from .facts import ITEM_KEYWORD, ItemFacts
-from .options import given_as
+from .options import how_given
 from .settings import date_range
 
 if TYPE_CHECKING:
@@ -257,13 +257,13 @@ def _left_out_lines(config: pytest.Config, run: SessionEvalRun) -> list[str]:
             )
         elif path in run.without_latest:
             lines.append(
-                f"{where}: {given_as(config, '--session-eval-latest')} scores none of its sessions: "
+                f"{where}: {how_given(config, '--session-eval-latest')} scores none of its sessions: "
                 f"{run.without_latest[path].reason}"
             )
         elif not evaluation.records:
             lines.append(f"{where}: no session record to score")
         elif not evaluation.entries and run.settings.selection.session_ids is not None:
-            lines.append(f"{where}: none of its sessions is named by {given_as(config, '--session-eval-session')}")
+            lines.append(f"{where}: none of its sessions is named by {how_given(config, '--session-eval-session')}")
     return lines
 
 

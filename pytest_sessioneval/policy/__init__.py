@@ -20,7 +20,7 @@ from .manifest import DatasetManifest, EnvelopeManifest, GoldenManifest, Quotas
 from .observation import WORKER_RESULT_FIELDS, Observation, compare, contract_breaches
 from .review import (
     CHECKS,
-    Verdict,
+    CheckResult,
     review_decision_log,
     review_envelope_set,
     review_golden_set,
@@ -32,6 +32,7 @@ __all__ = [
     "INVARIANTS",
     "ROLES",
     "WORKER_RESULT_FIELDS",
+    "CheckResult",
     "DataFile",
     "DatasetManifest",
     "DecisionLog",
@@ -45,7 +46,6 @@ __all__ = [
     "Observation",
     "Quotas",
     "ScenarioRecord",
-    "Verdict",
     "WorkerCountRange",
     "compare",
     "contract_breaches",

@@ -52,7 +52,7 @@ __all__ = [
     "EnvelopeSet",
     "GoldenSet",
     "ManifestLoad",
-    "Record",
+    "ParsedLine",
     "line_of",
     "record_key",
 ]
@@ -71,7 +71,7 @@ class DataFile:
 
 
 @dataclass(frozen=True, slots=True)
-class Record:
+class ParsedLine:
     """A line (or golden-set element) that holds one JSON object, with its fields checked."""
 
     line: int
@@ -83,8 +83,8 @@ class Record:
 _Model = TypeVar("_Model", bound=BaseModel)
 
 
-def _record(model: type[BaseModel], line: int, raw: dict[str, Any], id_field: str) -> Record:
-    return Record(line, raw, check_fields(model, raw), record_key(raw, id_field))
+def _record(model: type[BaseModel], line: int, raw: dict[str, Any], id_field: str) -> ParsedLine:
+    return ParsedLine(line, raw, check_fields(model, raw), record_key(raw, id_field))
 
 
 def record_key(raw: dict[str, Any], id_field: str) -> str | None:
@@ -96,7 +96,7 @@ def record_key(raw: dict[str, Any], id_field: str) -> str | None:
 
 def _entries(
     model: type[BaseModel], lines: Iterable[SourceLine | LineFault], id_field: str
-) -> tuple[Record | LineFault, ...]:
+) -> tuple[ParsedLine | LineFault, ...]:
     return tuple(
         entry if isinstance(entry, LineFault) else _record(model, entry.line, entry.value, id_field) for entry in lines
     )
@@ -107,14 +107,14 @@ class Dataset:
     """A data file read whole: its records and the faults of its other lines."""
 
     file: DataFile
-    entries: tuple[Record | LineFault, ...]
+    entries: tuple[ParsedLine | LineFault, ...]
     readable: bool = True  # False: the file as a whole is no document of its kind (one fault says why)
     id_field: ClassVar[str] = "id"
     model: ClassVar[type[BaseModel]]  # what each record is checked against
 
     @cached_property
-    def records(self) -> list[Record]:
-        return [entry for entry in self.entries if isinstance(entry, Record)]
+    def records(self) -> list[ParsedLine]:
+        return [entry for entry in self.entries if isinstance(entry, ParsedLine)]
 
     @property
     def ids(self) -> set[str]:
@@ -192,13 +192,13 @@ class DecisionLog(Dataset):
         return cls(file, _entries(cls.model, read_jsonl(file.path), cls.id_field))
 
     @cached_property
-    def _by_scenario(self) -> dict[str | None, list[Record]]:
-        index: dict[str | None, list[Record]] = {}
+    def _by_scenario(self) -> dict[str | None, list[ParsedLine]]:
+        index: dict[str | None, list[ParsedLine]] = {}
         for record in self.records:
             index.setdefault(record.key, []).append(record)
         return index
 
-    def for_scenario(self, scenario_id: str) -> list[Record]:
+    def for_scenario(self, scenario_id: str) -> list[ParsedLine]:
         """The observations of one scenario, in file order."""
         return list(self._by_scenario.get(scenario_id, ()))
 
@@ -229,7 +229,7 @@ class GoldenSet(Dataset):
         repeated: dict[int, list[str]] = defaultdict(list)
         for path, _ in document.repeated:
             repeated[int(path[0])].append(".".join(map(str, path[1:])))
-        entries: list[Record | LineFault] = []
+        entries: list[ParsedLine | LineFault] = []
         for position, case in enumerate(document.value):
             line = document.line_of(position) or 1
             if type(case) is not dict:

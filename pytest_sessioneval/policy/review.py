@@ -1,7 +1,7 @@
 """Reviewing policy data: every check of every data file, as a list of verdicts.
 
 This is the whole decision of what passes, fails or is skipped; the pytest
-layer only turns each :class:`Verdict` into an item named
+layer only turns each :class:`CheckResult` into an item named
 ``<subject>[<check>]``. Subjects are the escaped scenario (or case) id, or
 ``line-<N>`` for a line without a usable id, or ``dataset`` for the checks of
 the whole file; a subject already taken in the file gets ``@line-<N>``
@@ -24,7 +24,7 @@ from .datasets import (
     EnvelopeSet,
     GoldenSet,
     ManifestLoad,
-    Record,
+    ParsedLine,
     line_of,
     record_key,
 )
@@ -50,8 +50,8 @@ from .source import (
 
 __all__ = [
     "CHECKS",
+    "CheckResult",
     "Outcome",
-    "Verdict",
     "review_decision_log",
     "review_envelope_set",
     "review_golden_set",
@@ -86,7 +86,7 @@ CHECKS: Final[dict[str, str]] = {
 
 
 @dataclass(frozen=True, slots=True)
-class Verdict:
+class CheckResult:
     """The outcome of one check; one pytest item.
 
     ``source`` and ``line`` (1-based, ``None`` for a whole file) locate what
@@ -121,8 +121,8 @@ class _Subjects:
 
 
 def _each_record(
-    dataset: Dataset, named: str, unnamed: str, verdicts: list[Verdict], first: dict[str, int]
-) -> Iterator[tuple[Record, str, str]]:
+    dataset: Dataset, named: str, unnamed: str, verdicts: list[CheckResult], first: dict[str, int]
+) -> Iterator[tuple[ParsedLine, str, str]]:
     """``(record, subject, who)`` for each record of ``dataset``, in file order.
 
     On the way, a faulty line's verdict and each record's ``fields`` verdict are
@@ -134,7 +134,7 @@ def _each_record(
     subjects = _Subjects()
     for entry in dataset.entries:
         if isinstance(entry, LineFault):
-            verdicts.append(_fault_verdict(dataset.file, subjects.claim(None, entry.line), entry))
+            verdicts.append(_fault_result(dataset.file, subjects.claim(None, entry.line), entry))
             if entry.value is not None and (key := record_key(entry.value, dataset.id_field)) is not None:
                 first.setdefault(key, entry.line)
             continue
@@ -144,46 +144,48 @@ def _each_record(
         yield entry, subject, who
 
 
-def _fault_verdict(file: DataFile, subject: str, fault: LineFault) -> Verdict:
-    return Verdict(
+def _fault_result(file: DataFile, subject: str, fault: LineFault) -> CheckResult:
+    return CheckResult(
         subject, fault.check, "failed", f"{file.label}: line {fault.line} {fault.message}.", file, fault.line
     )
 
 
-def _fields_verdict(file: DataFile, subject: str, record: Record, who: str) -> Verdict:
+def _fields_verdict(file: DataFile, subject: str, record: ParsedLine, who: str) -> CheckResult:
     where = file.at(record.line)
     if record.fields.ok:
         detail = f"{where}: {who}: every field is present and valid"
-        return Verdict(subject, "fields", "passed", detail, file, record.line, record.key)
+        return CheckResult(subject, "fields", "passed", detail, file, record.line, record.key)
     detail = "\n".join(f"{where}: {who}: {problem.message}." for problem in record.fields.problems)
-    return Verdict(subject, "fields", "failed", detail, file, record.line, record.key)
+    return CheckResult(subject, "fields", "failed", detail, file, record.line, record.key)
 
 
-def _unique_verdict(file: DataFile, subject: str, record: Record, who: str, first: dict[str, int], fix: str) -> Verdict:
+def _unique_verdict(
+    file: DataFile, subject: str, record: ParsedLine, who: str, first: dict[str, int], fix: str
+) -> CheckResult:
     assert record.key is not None
     where = file.at(record.line)
     earlier = first.setdefault(record.key, record.line)
     if earlier == record.line:
-        return Verdict(
+        return CheckResult(
             subject, "unique-id", "passed", f"{where}: {who}: the first with this id", file, record.line, record.key
         )
     detail = f"{where}: {who} repeats the id of line {earlier}; {fix}."
-    return Verdict(subject, "unique-id", "failed", detail, file, record.line, record.key)
+    return CheckResult(subject, "unique-id", "failed", detail, file, record.line, record.key)
 
 
-def _dataset_verdicts(dataset: Dataset, manifest: ManifestLoad[Any], noun: str) -> list[Verdict]:
+def _dataset_verdicts(dataset: Dataset, manifest: ManifestLoad[Any], noun: str) -> list[CheckResult]:
     file = dataset.file
     if not manifest.found:
         reason = (
             f"no manifest: {manifest.file.label} does not exist, so {file.label} declares no "
             "dataset-level rules (minimum records, required ids, quotas)"
         )
-        return [Verdict("dataset", "manifest", "skipped", reason, file, None)]
+        return [CheckResult("dataset", "manifest", "skipped", reason, file, None)]
     if manifest.manifest is None:
         detail = "\n".join(text for _, text in manifest.problems) + (
             f"\nFix the manifest: until it is valid, no dataset-level rule of {file.label} is checked."
         )
-        return [Verdict("dataset", "manifest", "failed", detail, manifest.file, manifest.problems[0][0])]
+        return [CheckResult("dataset", "manifest", "failed", detail, manifest.file, manifest.problems[0][0])]
     document = manifest.document
     assert document is not None
     # A line that repeats a key still holds its object: it counts (its fault is its item's),
@@ -202,7 +204,7 @@ def _dataset_verdicts(dataset: Dataset, manifest: ManifestLoad[Any], noun: str) 
         unreadable=len(dataset.unreadable_lines),
     )
     verdicts = [
-        Verdict(
+        CheckResult(
             "dataset",
             "manifest",
             "passed",
@@ -224,16 +226,16 @@ def _dataset_verdicts(dataset: Dataset, manifest: ManifestLoad[Any], noun: str) 
         else:
             outcome = "passed" if finding.held else "failed"
             text = f"{manifest.file.at(line)}: {finding.message}" + ("." if not finding.held else "")
-        verdicts.append(Verdict("dataset", finding.check, outcome, text, manifest.file, line))
+        verdicts.append(CheckResult("dataset", finding.check, outcome, text, manifest.file, line))
     return verdicts
 
 
-def _forward_verdict(file: DataFile, subject: str, record: Record, decisions: DecisionLog) -> Verdict:
+def _forward_verdict(file: DataFile, subject: str, record: ParsedLine, decisions: DecisionLog) -> CheckResult:
     assert record.key is not None
     log = decisions.file
 
-    def verdict(outcome: Outcome, detail: str) -> Verdict:
-        return Verdict(subject, "forward", outcome, detail, file, record.line, record.key)
+    def verdict(outcome: Outcome, detail: str) -> CheckResult:
+        return CheckResult(subject, "forward", outcome, detail, file, record.line, record.key)
 
     if record.fields.invalid(*FORWARD_FIELDS):
         return verdict(
@@ -281,14 +283,14 @@ def review_envelope_set(
     envelopes: EnvelopeSet,
     manifest: ManifestLoad[EnvelopeManifest],
     decisions: DecisionLog | None = None,
-) -> list[Verdict]:
+) -> list[CheckResult]:
     """Every check of an envelope set, in file order, then the dataset-level ones.
 
     With ``decisions``, each scenario with an id also gets its ``forward`` check.
     """
     file = envelopes.file
     first: dict[str, int] = {}
-    verdicts: list[Verdict] = []
+    verdicts: list[CheckResult] = []
     for entry, subject, who in _each_record(envelopes, "scenario", "the record", verdicts, first):
         for invariant in INVARIANTS:
             if entry.fields.invalid(*invariant.reads):
@@ -298,7 +300,7 @@ def review_envelope_set(
                 outcome, detail = "failed", f"{file.at(entry.line)}: {who}: {breach} (rule: {invariant.rule})."
             else:
                 outcome, detail = "passed", f"{file.at(entry.line)}: {who}: {invariant.rule}"
-            verdicts.append(Verdict(subject, invariant.check, outcome, detail, file, entry.line, entry.key))
+            verdicts.append(CheckResult(subject, invariant.check, outcome, detail, file, entry.line, entry.key))
         if entry.key is not None:
             verdicts.append(
                 _unique_verdict(
@@ -316,7 +318,7 @@ def review_decision_log(
     known: Mapping[str, Sequence[str]],
     faulty: Mapping[str, str] | None = None,
     unreadable: Sequence[str] = (),
-) -> list[Verdict]:
+) -> list[CheckResult]:
     """Every check of a decisions file: each observation's fields, id, scenario and worker results.
 
     ``known`` maps every scenario id of the envelope sets under test to the
@@ -333,7 +335,7 @@ def review_decision_log(
     # Every check it skips names the same lines: a few of them and how many more, so that
     # the text stays short however many lines could not be read.
     unsure = first_few(unreadable)
-    verdicts: list[Verdict] = []
+    verdicts: list[CheckResult] = []
     for entry, subject, who in _each_record(decisions, "observation for scenario", "the observation", verdicts, first):
         where = file.at(entry.line)
         if entry.key is not None:
@@ -349,22 +351,22 @@ def review_decision_log(
             )
             if entry.key in known:
                 detail = f"{where}: scenario {entry.key!r} is defined in {', '.join(known[entry.key])}"
-                verdicts.append(Verdict(subject, "known-scenario", "passed", detail, file, entry.line, entry.key))
+                verdicts.append(CheckResult(subject, "known-scenario", "passed", detail, file, entry.line, entry.key))
             elif entry.key in faulty:
                 detail = f"cannot check: scenario {entry.key!r} is named by a faulty line, {faulty[entry.key]} (see its check)"
-                verdicts.append(Verdict(subject, "known-scenario", "skipped", detail, file, entry.line, entry.key))
+                verdicts.append(CheckResult(subject, "known-scenario", "skipped", detail, file, entry.line, entry.key))
             elif unreadable:
                 detail = (
                     f"cannot tell: scenario {entry.key!r} may be defined on a line that could not be read "
                     f"or has no valid id ({unsure}; see {'its check' if len(unreadable) == 1 else 'their checks'})"
                 )
-                verdicts.append(Verdict(subject, "known-scenario", "skipped", detail, file, entry.line, entry.key))
+                verdicts.append(CheckResult(subject, "known-scenario", "skipped", detail, file, entry.line, entry.key))
             else:
                 detail = (
                     f"{where}: {who}, but no envelope set under test defines that scenario "
                     f"({', '.join(sets) or 'they define no usable scenario id'}); correct scenario_id or add the scenario."
                 )
-                verdicts.append(Verdict(subject, "known-scenario", "failed", detail, file, entry.line, entry.key))
+                verdicts.append(CheckResult(subject, "known-scenario", "failed", detail, file, entry.line, entry.key))
         if entry.raw.get("worker_results") is not None:
             if not entry.fields.valid("worker_results"):
                 outcome: Outcome = "skipped"
@@ -378,16 +380,16 @@ def review_decision_log(
             else:
                 outcome = "passed"
                 detail = f"{where}: every worker result has exactly the six contract fields"
-            verdicts.append(Verdict(subject, "worker-contract", outcome, detail, file, entry.line, entry.key))
+            verdicts.append(CheckResult(subject, "worker-contract", outcome, detail, file, entry.line, entry.key))
     return verdicts
 
 
-def review_golden_set(golden: GoldenSet, manifest: ManifestLoad[GoldenManifest]) -> list[Verdict]:
+def review_golden_set(golden: GoldenSet, manifest: ManifestLoad[GoldenManifest]) -> list[CheckResult]:
     """Every check of a golden set: each case's fields, id and rationale, then the dataset-level ones."""
     file = golden.file
     first: dict[str, int] = {}
     rules: GoldenManifest = manifest.manifest or DEFAULT_GOLDEN_MANIFEST
-    verdicts: list[Verdict] = []
+    verdicts: list[CheckResult] = []
     for entry, subject, who in _each_record(golden, "case", "the case", verdicts, first):
         if entry.key is not None:
             verdicts.append(
@@ -407,16 +409,16 @@ def review_golden_set(golden: GoldenSet, manifest: ManifestLoad[GoldenManifest])
                 f"{file.at(entry.line)}: {who}: cannot tell whether it needs a rationale: "
                 f"{manifest.file.label} is invalid (see dataset[manifest])"
             )
-            verdicts.append(Verdict(subject, "rationale", "skipped", detail, file, entry.line, entry.key))
+            verdicts.append(CheckResult(subject, "rationale", "skipped", detail, file, entry.line, entry.key))
             continue
         if group in rules.rationale_required_for:
             if any(problem.field == "rationale" and problem.kind == "invalid" for problem in entry.fields.problems):
                 detail = f"{file.at(entry.line)}: {who}: cannot tell: its rationale is invalid (see the fields check)"
-                verdicts.append(Verdict(subject, "rationale", "skipped", detail, file, entry.line, entry.key))
+                verdicts.append(CheckResult(subject, "rationale", "skipped", detail, file, entry.line, entry.key))
                 continue
             breach = rationale_breach(entry.fields.values, rules.rationale_required_for)
             outcome: Outcome = "failed" if breach else "passed"
             detail = f"{file.at(entry.line)}: {who}: " + (f"{breach}." if breach else "has a rationale")
-            verdicts.append(Verdict(subject, "rationale", outcome, detail, file, entry.line, entry.key))
+            verdicts.append(CheckResult(subject, "rationale", outcome, detail, file, entry.line, entry.key))
     verdicts.extend(_dataset_verdicts(golden, manifest, "cases"))
     return verdicts

@@ -37,7 +37,7 @@ from pytest_sessioneval.policy.observation import (
 )
 from pytest_sessioneval.policy.review import (
     CHECKS,
-    Verdict,
+    CheckResult,
     review_decision_log,
     review_envelope_set,
     review_golden_set,
@@ -85,7 +85,7 @@ def write_jsonl(path: Path, records: list[Any]) -> Path:
     return path
 
 
-def by_name(verdicts: list[Verdict]) -> dict[str, Verdict]:
+def by_name(verdicts: list[CheckResult]) -> dict[str, CheckResult]:
     names = [verdict.name for verdict in verdicts]
     assert len(names) == len(set(names)), f"duplicate item names: {names}"
     return {verdict.name: verdict for verdict in verdicts}

@@ -34,7 +34,7 @@ from ...plugin.files import (
 from ...plugin.inifile import note_missed_ini_files, warn_if_ini_file_was_missed
 from ...plugin.options import OPTIONS as SESSION_OPTIONS
 from ...plugin.options import (
-    as_given,
+    naming_options_as_given,
     only_informs,
     refuse_without_skipping,
     runs_no_item,
@@ -44,7 +44,7 @@ from ...plugin.xdist import is_worker, register_wire_safety
 from ..datasets import DataFile, DecisionLog, EnvelopeSet, GoldenSet, ManifestLoad
 from ..manifest import EnvelopeManifest, GoldenManifest
 from ..review import (
-    Verdict,
+    CheckResult,
     review_decision_log,
     review_envelope_set,
     review_golden_set,
@@ -84,7 +84,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     """Check the inputs (a bad one is a usage error) and register the run."""
-    with as_given(config, EVERY_OPTION):
+    with naming_options_as_given(config, EVERY_OPTION):
         _configure(config)
 
 
@@ -187,7 +187,7 @@ class PolicyRun:
         self.envelopes = envelopes
         self.goldens = goldens
         self.decisions = decisions
-        self.verdicts: dict[Path, tuple[str, list[Verdict]]] = {}
+        self.verdicts: dict[Path, tuple[str, list[CheckResult]]] = {}
         self.tally = PolicyTally()
 
     @classmethod
@@ -276,7 +276,7 @@ class PolicyRun:
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Read and review every data file once, before collection."""
-        with as_given(session.config, EVERY_OPTION):
+        with naming_options_as_given(session.config, EVERY_OPTION):
             self._start(session)
 
     def _start(self, session: pytest.Session) -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ...core.text import wire_safe
-from ..review import Verdict
+from ..review import CheckResult
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
@@ -27,7 +27,7 @@ class PolicyDataFile(pytest.File):
     ``kind`` says which: ``envelope-set``, ``decisions`` or ``golden-set``.
     """
 
-    def __init__(self, *, verdicts: Sequence[Verdict], kind: str, **kwargs: Any) -> None:
+    def __init__(self, *, verdicts: Sequence[CheckResult], kind: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.verdicts = verdicts
         self.kind = kind
@@ -46,7 +46,7 @@ class PolicyCheckItem(pytest.Item):
 
     wire_safe_texts = True  # its report texts are made wire_safe (options.WireSafeTexts)
 
-    def __init__(self, *, verdict: Verdict, **kwargs: Any) -> None:
+    def __init__(self, *, verdict: CheckResult, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.verdict = verdict
         self.add_marker(pytest.mark.policy_eval)
