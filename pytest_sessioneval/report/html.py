@@ -50,6 +50,7 @@ from .intervals import (
     format_interval,
     ranking_note,
 )
+from .output import replace_file
 
 if TYPE_CHECKING:
     from ..core.engine import SessionEvaluation
@@ -161,8 +162,9 @@ class ReportData:
 
 
 def write_report(report: ReportData, path: str | Path) -> None:
-    """Write ``render_report(report)`` to ``path`` as UTF-8 bytes, with ``\\n`` line ends everywhere."""
-    Path(path).write_bytes(render_report(report).encode("utf-8", errors="replace"))
+    """Write ``render_report(report)`` to ``path`` as UTF-8 bytes, with ``\\n`` line ends
+    everywhere; whole or not at all (``output.replace_file``)."""
+    replace_file(Path(path), render_report(report).encode("utf-8", errors="replace"))
 
 
 # --------------------------------------------------------------------------- the data

@@ -34,6 +34,7 @@ PURE = [
     "pytest_sessioneval.report.escape",
     "pytest_sessioneval.report.html",
     "pytest_sessioneval.report.intervals",
+    "pytest_sessioneval.report.output",
     "pytest_sessioneval.judge",
     "pytest_sessioneval.policy",
     "pytest_sessioneval.policy.datasets",
