@@ -17,6 +17,7 @@ from typing import Any, Final, Literal
 
 from ..core.naming import escape_name, unique_name
 from ..core.text import first_few
+from .dataset_checks import check_dataset
 from .datasets import (
     DataFile,
     Dataset,
@@ -30,12 +31,7 @@ from .datasets import (
 )
 from .envelope import INVARIANTS, ScenarioRecord
 from .golden import rationale_breach
-from .manifest import (
-    DEFAULT_GOLDEN_MANIFEST,
-    EnvelopeManifest,
-    GoldenManifest,
-    check_dataset,
-)
+from .manifest import DEFAULT_GOLDEN_MANIFEST, EnvelopeManifest, GoldenManifest
 from .observation import (
     FORWARD_FIELDS,
     WORKER_RESULT_FIELDS,

@@ -37,6 +37,7 @@ PURE = [
     "pytest_sessioneval.report.output",
     "pytest_sessioneval.judge",
     "pytest_sessioneval.policy",
+    "pytest_sessioneval.policy.dataset_checks",
     "pytest_sessioneval.policy.datasets",
     "pytest_sessioneval.policy.envelope",
     "pytest_sessioneval.policy.fields",

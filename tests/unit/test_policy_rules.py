@@ -10,6 +10,7 @@ import pytest
 from builders import DOCS, scenario
 from pydantic import ValidationError
 
+from pytest_sessioneval.policy.dataset_checks import DatasetFinding, check_dataset
 from pytest_sessioneval.policy.datasets import (
     DataFile,
     DecisionLog,
@@ -22,10 +23,8 @@ from pytest_sessioneval.policy.fields import check_fields, show_path, show_value
 from pytest_sessioneval.policy.golden import GoldenCase
 from pytest_sessioneval.policy.manifest import (
     CountRange,
-    DatasetFinding,
     EnvelopeManifest,
     GoldenManifest,
-    check_dataset,
     describe_quota,
     quota_admits,
 )
