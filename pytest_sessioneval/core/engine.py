@@ -18,7 +18,7 @@ from typing import Any, Final
 from ..rubrics.rubric_v1 import RUBRIC_V1
 from .events import read_events
 from .io import find_beside
-from .jsonl import InputProblem, InputWarning, decode_object, iter_lines
+from .jsonl import InputProblem, InputWarning, UnreadableTimestamps, decode_object, iter_lines
 from .kpis import extract_kpis
 from .peers import PeerIndex, Peers
 from .rubric import (
@@ -87,6 +87,9 @@ class SessionEvaluation:
     dimensions: tuple[DimensionVerdict, ...]
     host_class: str | None
     judge: tuple[DimensionVerdict, ...] = ()
+    # Named for scoring (``Selection.explicit``) although the eligibility rule leaves it out:
+    # that rule's reason.
+    on_request: str | None = None
 
     @property
     def record(self) -> dict[str, Any]:
@@ -131,7 +134,7 @@ class Selection:
 
     session_ids: frozenset[str] | None = None
     latest: bool = False
-    explicit: bool = False  # score the named sessions whatever their eligibility (re-verification)
+    explicit: bool = False  # score the named sessions whatever their eligibility
     since_ms: int | None = None
     until_ms: int | None = None
 
@@ -161,6 +164,8 @@ class Evaluation:
     # their started_at does not parse while a range is given): a session's authoritative
     # record, or a record without a usable session_id, each that would be an entry else.
     outside_dates: int = 0
+    # Per file read (sessions, then events), the timestamps it holds that cannot be read.
+    unreadable_timestamps: list[UnreadableTimestamps] = field(default_factory=list)
 
     @property
     def scored(self) -> list[SessionEvaluation]:
@@ -238,11 +243,17 @@ def _evaluate(
     with_window: list[tuple[Window, object]] = []
     last_line_of: dict[str, int] = {}  # usable session_id -> index of its authoritative line
     unidentified: dict[int, str] = {}  # index -> why its session_id is not usable
+    stamps_of_sessions = UnreadableTimestamps(str(sessions_path))
     for number, raw, record in iter_lines(sessions_path, problems):
         index = len(numbers)
         numbers.append(number)
         window = session_window(record)
         windows.append(window)
+        if window is None:
+            for name in ("started_at", "completed_at"):
+                value = record.get(name)
+                if value is not None and parse_timestamp_ms(value) is None:
+                    stamps_of_sessions.add(number, name, value)
         raw_id = record.get("session_id")
         if window is not None:
             with_window.append((window, raw_id))
@@ -287,6 +298,7 @@ def _evaluate(
     entries = result.entries
     to_score = array("q")  # indices of lines, in entry order
     places = array("q")  # where each of them goes in entries
+    on_request: dict[int, str] = {}  # index -> the eligibility rule's reason, for sessions named explicitly
     for index, why in undecided:
         sid = ids[index]
         if selection.session_ids is not None and sid not in selection.session_ids:
@@ -302,6 +314,9 @@ def _evaluate(
         if reason is not None:
             entries.append(SkippedSession(sid, numbers[index], reason))
             continue
+        overridden = reasons[index]
+        if selection.explicit and overridden is not None:
+            on_request[index] = overridden
         to_score.append(index)
         places.append(len(entries))
         entries.append(None)  # type: ignore[arg-type]
@@ -316,7 +331,9 @@ def _evaluate(
     stamps = {stamp: stamp for index in to_score if (stamp := starts[index]) is not None}
     del starts
 
-    events = read_events(events_path, problems, stamps, check_every_event_line, rubric.event_kinds)
+    stamps_of_events = UnreadableTimestamps(str(events_path))
+    events = read_events(events_path, problems, stamps, check_every_event_line, rubric.event_kinds, stamps_of_events)
+    result.unreadable_timestamps = [found for found in (stamps_of_sessions, stamps_of_events) if found.count]
     del stamps
     if selection.latest and pick is None:
         raise NoEligibleSession(
@@ -352,6 +369,7 @@ def _evaluate(
             kpis=kpis,
             dimensions=dimensions,
             host_class=host_class(record.get("started_at")),
+            on_request=on_request.get(index),
         )
     return result
 
@@ -378,16 +396,23 @@ class _VerdictPool:
         self._unpooled: set[str] = set()
 
     def __call__(
-        self, id: str, method: Method, status: Status, evidence: str, score: int | float | None, scored: bool
+        self,
+        id: str,
+        method: Method,
+        status: Status,
+        evidence: str,
+        score: int | float | None,
+        scored: bool,
+        cause: str | None = None,
     ) -> DimensionVerdict:
         kind = type(score)
         if id in self._unpooled or type(evidence) is not str or not (score is None or kind is int or kind is float):
-            return DimensionVerdict(id, method, status, evidence, score, scored)
-        key = (id, status, evidence, method, scored, kind, score, repr(score) if score == 0 else None)
+            return DimensionVerdict(id, method, status, evidence, score, scored, cause)
+        key = (id, status, evidence, method, scored, kind, score, repr(score) if score == 0 else None, cause)
         try:
             shared = self._pool.get(key)
         except TypeError:  # an unhashable field (custom rubric)
-            return DimensionVerdict(id, method, status, evidence, score, scored)
+            return DimensionVerdict(id, method, status, evidence, score, scored, cause)
         counts = self._seen.get(id)
         if counts is None:
             counts = self._seen[id] = [0, 0]
@@ -397,7 +422,7 @@ class _VerdictPool:
             if counts[0] == self._TRIAL and counts[1] < self._TRIAL * self._WORTH:
                 self._unpooled.add(id)
         if shared is None:
-            shared = self._pool[key] = DimensionVerdict(id, method, status, evidence, score, scored)
+            shared = self._pool[key] = DimensionVerdict(id, method, status, evidence, score, scored, cause)
         return shared
 
 
@@ -434,6 +459,12 @@ def score_sessions(
                 f"{len(result.problems)} unusable input line(s) skipped: {shown} "
                 "(evaluate() lists them all in Evaluation.problems)"
             ),
+            stacklevel=2,
+        )
+    for stamps in result.unreadable_timestamps:
+        named = first_few(stamps.named(stamps.path), separator="; ")
+        warnings.warn(
+            InputWarning(f"{stamps.count} timestamp(s) cannot be read, so their windows or events are lost: {named}"),
             stacklevel=2,
         )
     return result.scored

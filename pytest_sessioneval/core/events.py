@@ -26,7 +26,7 @@ from typing import Any, Final
 import orjson
 
 from .io import open_input
-from .jsonl import InputProblem, decode_object, iter_lines, iter_objects
+from .jsonl import InputProblem, UnreadableTimestamps, decode_object, iter_lines, iter_objects
 from .sessions import Window
 from .timestamps import parse_timestamp_ms
 from .values import is_blank
@@ -87,9 +87,25 @@ _GATE, _FAILING, _FULL, _BLOCKED, _LOOP = 1, 2, 4, 8, 16
 class _Collector:
     """Accumulates the relevant facts of events given in file order."""
 
-    __slots__ = ("_canonical", "_hosts", "_stamps", "declared", "exits", "host_class", "kinds", "lines", "times")
+    __slots__ = (
+        "_canonical",
+        "_hosts",
+        "_stamps",
+        "declared",
+        "exits",
+        "host_class",
+        "kinds",
+        "lines",
+        "times",
+        "unreadable",
+    )
 
-    def __init__(self, host_stamps: Collection[str] | None, declared: Collection[str] = ()) -> None:
+    def __init__(
+        self,
+        host_stamps: Collection[str] | None,
+        declared: Collection[str] = (),
+        unreadable: UnreadableTimestamps | None = None,
+    ) -> None:
         # One row per timed event that a window query counts, in file order.
         self.times: list[int] = []
         self.kinds = bytearray()
@@ -102,6 +118,11 @@ class _Collector:
         # A mapping gives the caller's own string for each stamp: no second copy is kept.
         self._canonical = host_stamps if isinstance(host_stamps, Mapping) else None
         self._hosts: dict[str, str] = {}
+        # The timestamps of timed events that cannot be read (those events are lost).
+        self.unreadable = unreadable if unreadable is not None else UnreadableTimestamps("")
+
+    def _unreadable(self, line: int, event: dict[str, Any]) -> None:
+        self.unreadable.add(line, "timestamp", event.get("timestamp"))
 
     def add(self, line: int, event: dict[str, Any]) -> None:
         """Take one decoded event object (``line`` is its 1-based line number)."""
@@ -110,6 +131,7 @@ class _Collector:
         if name in (GATE_PASSED, GATE_FAILED):
             t = parse_timestamp_ms(event.get("timestamp"))
             if t is None:
+                self._unreadable(line, event)
                 return
             exit_code = event.get("exit_code")
             kind = type(exit_code)
@@ -131,19 +153,24 @@ class _Collector:
         elif name in (BLOCKED, LOOP_WARNING):
             t = parse_timestamp_ms(event.get("timestamp"))
             if t is None:
+                self._unreadable(line, event)
                 return
             flags = _BLOCKED if name == BLOCKED else _LOOP
             self.exits.append(None)
         else:
             times = self.declared.get(name) if type(name) is str else None
-            if times is not None and (t := parse_timestamp_ms(event.get("timestamp"))) is not None:
-                times.append(t)
+            if times is not None:
+                t = parse_timestamp_ms(event.get("timestamp"))
+                if t is None:
+                    self._unreadable(line, event)
+                else:
+                    times.append(t)
             return
         self.times.append(t)
         self.kinds.append(flags)
         self.lines.append(line)
 
-    def index(self, has_events: bool) -> EventIndex:
+    def index(self, has_events: bool, has_file: bool = True) -> EventIndex:
         """The sorted, prefix-summed index of what was collected."""
         times, kinds, lines, exits = self.times, self.kinds, self.lines, self.exits
         if not _is_sorted(times):
@@ -154,7 +181,7 @@ class _Collector:
             lines = array("q", [lines[i] for i in order])
             exits = [exits[i] for i in order]
         full = [i for i, flags in enumerate(kinds) if flags & _FULL]
-        index = EventIndex(has_events=has_events)
+        index = EventIndex(has_events=has_events, has_file=has_file)
         index._times = times
         index._gates = _prefix_count(kinds, _GATE)
         index._failing = _prefix_count(kinds, _FAILING)
@@ -189,7 +216,8 @@ class EventIndex:
     then a difference of prefix counts: O(log E) per window.
     """
 
-    has_events: bool = False
+    has_events: bool = False  # the events file holds an event object
+    has_file: bool = False  # there is an events file
     _times: list[int] = field(default_factory=list)
     _gates: Sequence[int] = field(default_factory=lambda: [0])
     _failing: Sequence[int] = field(default_factory=lambda: [0])
@@ -250,6 +278,16 @@ class EventIndex:
         times = self._full_ts
         at = bisect_left(times, times[end - 1], first, end)
         return end - first, GateEvent(times[at], self._full_exit[at], self._full_line[at])
+
+    @property
+    def quality_gate_count(self) -> int:
+        """The quality-gate events of the whole file (both kinds, any variant)."""
+        return self._gates[-1]
+
+    @property
+    def full_gate_count(self) -> int:
+        """The full-gate events of the whole file."""
+        return self._fulls[-1]
 
     def count(self, kind: str, window: Window | None) -> int:
         """How many ``kind`` events lie in the window: ``BLOCKED``, ``LOOP_WARNING``, or a kind
@@ -391,6 +429,7 @@ def read_events(
     host_stamps: Collection[str] | None = None,
     check_every_line: bool = True,
     kinds: Collection[str] = (),
+    unreadable: UnreadableTimestamps | None = None,
 ) -> EventIndex:
     """Index ``events.jsonl``; a missing file (``path`` is ``None``) gives an empty index.
 
@@ -402,9 +441,10 @@ def read_events(
     event are decoded: verdicts are the same, it is faster, but a broken line
     of another event kind goes unreported.
     ``kinds``: event kinds to count beside the standard ones (``Rubric.event_kinds``).
+    ``unreadable``: where the timestamps of timed events that cannot be read are counted.
     """
-    collector = _Collector(host_stamps, kinds)
+    collector = _Collector(host_stamps, kinds, unreadable)
     if path is None:
-        return collector.index(False)
+        return collector.index(False, has_file=False)
     found = (_scan_every_line if check_every_line else _scan)(path, problems, collector)
     return collector.index(found or _holds_an_object(path))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from json.decoder import scanstring  # type: ignore[attr-defined]  # the C string reader
 from pathlib import Path
 from typing import Any, Final, NamedTuple
@@ -13,15 +13,19 @@ from typing import Any, Final, NamedTuple
 import orjson
 
 from .io import read_lines
+from .text import NAMED_PROBLEMS, show
 from .values import is_blank
 
 __all__ = [
     "FirstNamed",
     "InputProblem",
+    "UnreadableTimestamps",
     "decode_object",
     "first_named",
     "iter_objects",
     "opens_json_document",
+    "shown_timestamp",
+    "timestamp_problem",
 ]
 
 
@@ -35,6 +39,40 @@ class InputProblem:
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.message}"
+
+
+@dataclass(slots=True)
+class UnreadableTimestamps:
+    """The timestamps of one file that cannot be read, in fields the rubric reads (a session's
+    ``started_at`` and ``completed_at``, an event's ``timestamp``): counted, the first few kept."""
+
+    path: str
+    count: int = 0
+    first: list[tuple[int, str, object]] = field(default_factory=list)  # (line, field, value)
+
+    def add(self, line: int, name: str, value: object) -> None:
+        """Count the value of field ``name`` on ``line`` (``None``: missing or null)."""
+        self.count += 1
+        if len(self.first) < NAMED_PROBLEMS:
+            self.first.append((line, name, value))
+
+    def named(self, where: str) -> list[str]:
+        """The first few, each as ``<where>:<line> <field> <value>``."""
+        return [f"{where}:{line} {name} {shown_timestamp(value)}" for line, name, value in self.first]
+
+
+def shown_timestamp(value: object) -> str:
+    """A timestamp value that cannot be read, as a message shows it: text quoted
+    (``'2026-13-01'``), other JSON as the data spells it, and ``missing`` for none."""
+    if value is None:
+        return "missing"
+    return repr(value) if type(value) is str else show(value)
+
+
+def timestamp_problem(name: str, value: object) -> str:
+    """Why a timestamp field gives no instant: ``no started_at``, or
+    ``started_at '2026-13-01' is not a timestamp``."""
+    return f"no {name}" if value is None else f"{name} {shown_timestamp(value)} is not a timestamp"
 
 
 class InputWarning(UserWarning):

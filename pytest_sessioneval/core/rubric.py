@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
@@ -69,11 +69,14 @@ class SessionContext:
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """A scorer's answer: a status, the evidence for it, and an optional score."""
+    """A scorer's answer: a status, the evidence for it, an optional score, and (for a
+    verdict that is not a pass or a fail) the code of its cause, which summaries count:
+    one of the rubric's ``causes``."""
 
     status: Status
     evidence: str
     score: int | float | None = None
+    cause: str | None = None
 
 
 Scorer = Callable[[SessionContext], Verdict]
@@ -98,6 +101,7 @@ class DimensionVerdict:
     evidence: str
     score: int | float | None = None
     scored: bool = False
+    cause: str | None = None  # why it is not-applicable or cannot-determine (no part of a record)
 
     def as_record(self) -> dict[str, Any]:
         entry: dict[str, Any] = {
@@ -114,8 +118,8 @@ class DimensionVerdict:
         return entry
 
 
-# Builds a DimensionVerdict from (id, method, status, evidence, score, scored).
-VerdictFactory = Callable[[str, Method, Status, str, "int | float | None", bool], DimensionVerdict]
+# Builds a DimensionVerdict from (id, method, status, evidence, score, scored, cause).
+VerdictFactory = Callable[[str, Method, Status, str, "int | float | None", bool, "str | None"], DimensionVerdict]
 
 
 @dataclass(frozen=True)
@@ -130,6 +134,9 @@ class Rubric:
     # session-start kinds are always indexed; any other kind a scorer counts
     # (``SessionContext.events.count``) must be declared here.
     event_kinds: tuple[str, ...] = ()
+    # What each cause code its scorers give means, as a phrase about the sessions it counts
+    # ("whose window overlaps another session's"): summaries say "<n> <phrase>".
+    causes: Mapping[str, str] = field(default_factory=dict, compare=False)
     # Filled on first use; not an argument, so dataclasses.replace() gives a new rubric its own.
     _sha256: list[str] = field(default_factory=list, init=False, repr=False, compare=False)
 
@@ -157,6 +164,10 @@ class Rubric:
                 f"rubric {self.version!r}: event_kinds must be a tuple of event names (strings that are not blank)"
             )
         object.__setattr__(self, "event_kinds", tuple(sorted(set(self.event_kinds))))
+        if not isinstance(self.causes, Mapping) or not all(
+            type(code) is str and type(phrase) is str for code, phrase in self.causes.items()
+        ):
+            raise RubricError(f"rubric {self.version!r}: causes must map cause codes to phrases (strings)")
         ids = [dimension.id for dimension in self.dimensions] + list(self.judge_ids)
         for dimension_id in ids:
             if type(dimension_id) is not str or is_blank(dimension_id):
@@ -202,11 +213,13 @@ class Rubric:
                 or verdict.status not in STATUSES
                 or type(verdict.evidence) is not str
                 or (scored and verdict.score is not None and not is_number(verdict.score))
+                or not (verdict.cause is None or type(verdict.cause) is str)
             ):
                 raise RubricError(
                     f"rubric {self.version!r}: scorer of {dimension.id!r} returned {described(verdict)}; "
                     f"a scorer must return a Verdict with a status among {', '.join(STATUSES)}, "
-                    "evidence text, and (for a scored dimension) a finite number or None as score"
+                    "evidence text, (for a scored dimension) a finite number or None as score, and a cause "
+                    "code (text) or None"
                 )
             verdicts.append(
                 build(
@@ -216,6 +229,7 @@ class Rubric:
                     verdict.evidence,
                     verdict.score if scored else None,
                     scored,
+                    verdict.cause if verdict.status in (NOT_APPLICABLE, CANNOT_DETERMINE) else None,
                 )
             )
         return tuple(verdicts)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, TypeGuard
 
+from .jsonl import timestamp_problem
 from .text import show
 from .timestamps import parse_timestamp_ms
 from .values import is_blank, is_number, is_truthy
@@ -14,6 +15,7 @@ __all__ = [
     "is_usable_id",
     "session_id_problem",
     "session_window",
+    "window_problem",
 ]
 
 
@@ -50,6 +52,16 @@ def session_window(record: dict[str, Any]) -> Window | None:
     if end is None:
         return None
     return Window(start, end)
+
+
+def window_problem(record: dict[str, Any]) -> str | None:
+    """Why the record has no window, naming the field (``None`` when it has one):
+    ``no started_at``, or ``completed_at 'soon' is not a timestamp``."""
+    for name in ("started_at", "completed_at"):
+        value = record.get(name)
+        if parse_timestamp_ms(value) is None:
+            return timestamp_problem(name, value)
+    return None
 
 
 def eligibility(record: dict[str, Any]) -> str | None:

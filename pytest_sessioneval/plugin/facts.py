@@ -43,6 +43,8 @@ _PROPERTIES: Final[dict[str, tuple[str, ...]]] = {
         "status",
         "score",
         "evidence",
+        "cause",
+        "scored_on_request",
         "line",
         "started_at",
         "rubric_version",
@@ -57,7 +59,17 @@ _PROPERTIES: Final[dict[str, tuple[str, ...]]] = {
     "invalid-record": ("line", "invalid"),
 }
 _METADATA: Final[dict[str, tuple[str, ...]]] = {
-    "verdict": ("session_id", "dimension", "method", "status", "score", "evidence", "line"),
+    "verdict": (
+        "session_id",
+        "dimension",
+        "method",
+        "status",
+        "score",
+        "evidence",
+        "cause",
+        "scored_on_request",
+        "line",
+    ),
     "not-scored": ("session_id", "eligible", "reason", "line"),
     "no-session-id": ("session_id", "eligible", "reason", "line"),
     "stored": (*_STORED, "evidence", "line"),
@@ -74,7 +86,9 @@ _VERIFICATION: Final[dict[str, object]] = {"verified": True, "verified-record": 
 class ItemFacts:
     """One item's facts. ``reason`` says why a session is not scored, a record has no
     usable session_id, or a journal line cannot be read; ``invalid`` names each field of
-    a record the schema refuses, with the message."""
+    a record the schema refuses, with the message. ``cause`` is the code of why a verdict
+    is not-applicable or cannot-determine; ``scored_on_request`` the eligibility rule's
+    reason to leave out a session that was scored because it was named."""
 
     kind: Kind
     line: int
@@ -84,6 +98,8 @@ class ItemFacts:
     status: Any = None
     score: Any = None
     evidence: Any = None
+    cause: str | None = None
+    scored_on_request: str | None = None
     reason: str | None = None
     invalid: tuple[tuple[str, str], ...] = ()
     run_id: str | None = None

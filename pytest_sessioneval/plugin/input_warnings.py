@@ -15,10 +15,17 @@ from pathlib import Path
 import pytest
 
 from ..core.io import read_lines
-from ..core.jsonl import InputProblem
+from ..core.jsonl import InputProblem, UnreadableTimestamps
+from ..core.text import first_few
 from ._compat import apply_warning_filters, bestrelpath
 
-__all__ = ["WARNED_LINES_PER_FILE", "SessionEvalInputWarning", "issue_warning_at", "warn_problems"]
+__all__ = [
+    "WARNED_LINES_PER_FILE",
+    "SessionEvalInputWarning",
+    "issue_warning_at",
+    "warn_problems",
+    "warn_unreadable_timestamps",
+]
 
 
 class SessionEvalInputWarning(pytest.PytestWarning):
@@ -111,4 +118,21 @@ def issue_warning_at(config: pytest.Config, warning: Warning, filename: str, lin
     for record in records:
         config.hook.pytest_warning_recorded.call_historic(
             kwargs={"warning_message": record, "when": "config", "nodeid": "", "location": None}
+        )
+
+
+def warn_unreadable_timestamps(
+    found: list[UnreadableTimestamps], start: Path, warn: Callable[[Warning, str, int], None]
+) -> None:
+    """One warning per file that holds timestamps the rubric reads but cannot: counted, the
+    first few named as ``file:line field value``, located at the first."""
+    for stamps in found:
+        where = bestrelpath(start, Path(stamps.path))
+        named = first_few(stamps.named(where), separator="; ")
+        warn(
+            SessionEvalInputWarning(
+                f"{where}: {stamps.count} timestamp(s) cannot be read, so their windows or events are lost: {named}"
+            ),
+            stamps.path,
+            stamps.first[0][0],
         )

@@ -144,6 +144,13 @@ OPTIONS: tuple[Option, ...] = (
         "SECONDS",
     ),
     Option(
+        "--session-eval-allow-empty",
+        "session_eval_allow_empty",
+        "end with exit status 0, not 5 (no tests ran), when no session is scored (every one abandoned, "
+        "unfinished, without evidence of work, or left out by the selection)",
+        "bool",
+    ),
+    Option(
         "--session-eval-fast-events",
         "session_eval_fast_events",
         "decode only event lines that can name an event the rubric reads: same verdicts, "

@@ -26,7 +26,7 @@ from . import html_columns
 from ._compat import index_teardown_reports
 from .collection import data_file_node_id
 from .files import absolute
-from .input_warnings import issue_warning_at, warn_problems
+from .input_warnings import issue_warning_at, warn_problems, warn_unreadable_timestamps
 from .journal_file import JournalFile
 from .journals import StoredJournal
 from .judging import ask_judges, judged_for_workers, take_judged_from_controller
@@ -165,6 +165,7 @@ class SessionEvalRun:
         warn = partial(issue_warning_at, config)
         for evaluation in self.evaluations.values():
             warn_problems(evaluation.problems, start, warn)
+            warn_unreadable_timestamps(evaluation.unreadable_timestamps, start, warn)
         for journal in self.journals.values():
             if not journal.verify:  # (re-verified, such a line is a failed item, not a line skipped)
                 warn_problems(journal.problems, start, warn)
@@ -192,6 +193,17 @@ class SessionEvalRun:
         if is_worker(session.config) or self.dry_run:
             return
         self.messages.extend(write_outputs(session, self.settings, self.evaluations, self.tally))
+        if self.scored_none and not self.settings.allow_empty and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED  # a green run must have scored something
+
+    @property
+    def scored_none(self) -> bool:
+        """Whether sessions files were read and not one of their sessions was scored."""
+        return (
+            self.settings.verify_path is None
+            and bool(self.evaluations)
+            and not any(evaluation.scored for evaluation in self.evaluations.values())
+        )
 
     def pytest_terminal_summary(self, terminalreporter: Any, config: pytest.Config) -> None:
         if is_worker(config) or self.dry_run:

@@ -55,6 +55,8 @@ class SessionsFile(LineFile):
                         status=verdict.status,
                         score=verdict.score,
                         evidence=verdict.evidence,
+                        cause=verdict.cause,
+                        scored_on_request=entry.on_request,
                         started_at=started,
                         rubric_version=rubric.version,
                         rubric_sha256=rubric.sha256,
@@ -78,20 +80,23 @@ class DimensionItem(LineItem):
         super().__init__(**kwargs)
         self.evaluation = evaluation
         self.verdict = verdict
-        for marker in markers_for(
-            verdict.status, verdict.evidence, verdict.method, runxfail=self.config.option.runxfail
-        ):
+        # The evidence, and for a session scored because it was named, that the eligibility rule
+        # would have left it out.
+        self.told = verdict.evidence
+        if evaluation.on_request is not None:
+            self.told += f" (Scored on request; the eligibility rule would leave it out: {evaluation.on_request}.)"
+        for marker in markers_for(verdict.status, self.told, verdict.method, runxfail=self.config.option.runxfail):
             self.add_marker(marker)
         self.add_marker(pytest.mark.xdist_group(name=group_name(evaluation.session_id)))
 
     def runtest(self) -> None:
-        raise_for(self.verdict.status, self.verdict.evidence, self.verdict.method)
+        raise_for(self.verdict.status, self.told, self.verdict.method)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, (VerdictFailed, VerdictUndetermined)):
             return (
                 f"{self.where}: session {self.evaluation.session_id!r}, {self.verdict.id}: "
-                f"{self.verdict.status}\n{self.verdict.evidence}"
+                f"{self.verdict.status}\n{self.told}"
             )
         return super().repr_failure(excinfo, style)
 

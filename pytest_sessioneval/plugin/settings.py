@@ -69,6 +69,7 @@ class Settings:
     handle: str | None
     html_path: Path | None
     check_every_event_line: bool
+    allow_empty: bool = False
     notes: tuple[str, ...] = ()
 
     def collected_paths(self) -> list[Path]:
@@ -139,6 +140,7 @@ def read_settings(config: pytest.Config) -> Settings | None:
         handle=handle,
         html_path=html_path,
         check_every_event_line=not option_value(config, "--session-eval-fast-events"),
+        allow_empty=bool(option_value(config, "--session-eval-allow-empty")),
         notes=notes,
     )
     refuse_overwriting_inputs(config, settings)
@@ -269,6 +271,7 @@ def _selection(config: pytest.Config, *, verify: bool, journals: list[Path]) -> 
     selection = Selection(
         session_ids=named,
         latest=latest,
+        explicit=named is not None,  # a session named is scored whatever its eligibility
         since_ms=_date_bound(config, "--session-eval-since", False),
         until_ms=_date_bound(config, "--session-eval-until", True),
     )

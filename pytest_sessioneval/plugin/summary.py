@@ -7,6 +7,7 @@ under pytest-xdist, where the controller collects nothing itself.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..core.naming import escape_name
-from ..core.rubric import FAIL, JUDGE, PASS, STATUSES
+from ..core.rubric import CANNOT_DETERMINE, FAIL, JUDGE, NOT_APPLICABLE, PASS, STATUSES
 from ..core.text import first_few
 from ..report.intervals import DimensionRate, format_rate, ranking_note
 from ._compat import bestrelpath
@@ -47,6 +48,10 @@ class Tally:
     stored: dict[tuple[str, str], tuple[int, dict[tuple[str, bool], str]]] = field(default_factory=dict)
     stored_rubric: dict[tuple[str, str], str] = field(default_factory=dict)  # the rubric of that latest record
     unidentified: set[str] = field(default_factory=set)  # node ids of the items that ran
+    # Per dimension, the not-applicable and cannot-determine verdicts counted by (status, cause).
+    causes: dict[str, Counter[tuple[str, str | None]]] = field(default_factory=lambda: defaultdict(Counter))
+    # (file, session) -> why the eligibility rule would have left out a session scored because it was named.
+    on_request: dict[tuple[str, str], str] = field(default_factory=dict)
     verification: dict[str, str] = field(default_factory=dict)  # node id -> outcome, per stored verdict
     verified_records: dict[str, str] = field(default_factory=dict)  # node id -> outcome, per record's own fields
     unreadable_records: set[str] = field(default_factory=set)  # node ids of journal lines re-verification cannot read
@@ -92,6 +97,10 @@ class Tally:
                 return
             if not repeated:
                 (self.judge_counts if judge else self.counts)[dimension][status] += 1
+                if not judge and status in (NOT_APPLICABLE, CANNOT_DETERMINE):
+                    self.causes[dimension][(status, facts.cause)] += 1
+            if facts.scored_on_request is not None:
+                self.on_request[key] = facts.scored_on_request
         elif facts.kind == "not-scored":
             self.not_scored.add((report.location[0], _session_part(report)))
         elif facts.kind == "no-session-id":
@@ -142,7 +151,16 @@ class Tally:
                     merged[dimension][status] += 1
         return merged
 
-    def lines(self, dimension_order: tuple[str, ...], rubric: str, judge_order: tuple[str, ...] = ()) -> list[str]:
+    def lines(
+        self,
+        dimension_order: tuple[str, ...],
+        rubric: str,
+        judge_order: tuple[str, ...] = (),
+        causes: Mapping[str, str] | None = None,
+    ) -> list[str]:
+        """The summary: sessions counted, one row per dimension, what the rates mean, why
+        verdicts were not decided (``causes``: the rubric's phrase for each cause code), and
+        apart, any advisory judge verdicts."""
         verification = self.verification_line()
         counts = self._with_stored(self.counts, judge=False)
         judge_counts = self._with_stored(self.judge_counts, judge=True)
@@ -165,6 +183,10 @@ class Tally:
             rates = [DimensionRate.from_counts(d, counts[d]) for d in _ordered(counts, dimension_order)]
             lines.append("Pass rate = pass / (pass + fail), over the sessions where the dimension applied.")
             lines.append(ranking_note(rates))
+        lines.extend(self._cause_lines(dimension_order, causes or {}))
+        if self.on_request:
+            named = first_few(sorted({_label(session) for _, session in self.on_request}))
+            lines.append(f"Scored on request, although the eligibility rule would leave them out: {named}.")
         lines.append("Each dimension stands alone: there is no global score (aiat-llm-eval/1.0).")
         if judge_counts:
             lines.append(
@@ -172,6 +194,23 @@ class Tally:
             )
             lines.extend(_table(judge_counts, judge_order))
         return lines
+
+    def _cause_lines(self, order: tuple[str, ...], phrases: Mapping[str, str]) -> list[str]:
+        """Per dimension and status, the causes of the verdicts that were not decided, most
+        frequent first: ``gate-health: 57 cannot-determine: 57 with no full-gate event ...``."""
+        lines = []
+        for dimension in _ordered(self.causes, order):
+            for status in (CANNOT_DETERMINE, NOT_APPLICABLE):
+                found = [(count, cause) for (held, cause), count in self.causes[dimension].items() if held == status]
+                if not found:
+                    continue
+                found.sort(key=lambda pair: (-pair[0], pair[1] or ""))
+                told = "; ".join(
+                    f"{count} {phrases.get(cause, cause) if cause is not None else 'with no cause given'}"
+                    for count, cause in found
+                )
+                lines.append(f"  {_label(dimension)}: {sum(c for c, _ in found)} {status}: {told}")
+        return ["Why verdicts were not decided:", *lines] if lines else []
 
 
 def _label(text: str) -> str:
@@ -185,7 +224,7 @@ def _session_part(report: pytest.TestReport) -> str:
     return str(report.location[2]).partition("[")[0]
 
 
-def _ordered(counts: dict[str, Counter[str]], order: tuple[str, ...]) -> list[str]:
+def _ordered(counts: Mapping[str, object], order: tuple[str, ...]) -> list[str]:
     """The dimensions counted, in ``order`` and then any others, sorted."""
     return [d for d in (*order, *sorted(set(counts) - set(order))) if d in counts]
 
@@ -217,23 +256,59 @@ def _decisive(report: pytest.TestReport) -> bool:
 def write_summary(terminalreporter: Any, config: pytest.Config, run: SessionEvalRun) -> None:
     """The "session evaluation" section of the terminal summary."""
     skipped = _input_problems_line(config, run)
+    stamps = _unreadable_timestamps_line(config, run)
     looked_past = _looked_past_lines(config, run)
     left_out = _left_out_lines(config, run)
-    if run.tally.empty and not run.messages and not skipped and not looked_past and not left_out:
+    scored_none = _scored_none_line(config, run)
+    told = (run.messages, skipped, stamps, looked_past, left_out, scored_none)
+    if run.tally.empty and not any(told):
         return  # none of its items ran (say, only policy items were selected): nothing to sum up
     terminalreporter.write_sep("=", "session evaluation")
     rubric = run.settings.rubric
     if not run.tally.empty:  # else only what was written (the journal, the page) is said
-        for line in run.tally.lines(rubric.dimension_ids, rubric.version, rubric.judge_ids):
+        for line in run.tally.lines(rubric.dimension_ids, rubric.version, rubric.judge_ids, rubric.causes):
             terminalreporter.write_line(line)
     for line in left_out:
         terminalreporter.write_line(line, yellow=True)
     if skipped:
         terminalreporter.write_line(skipped, yellow=True)
+    if stamps:
+        terminalreporter.write_line(stamps, yellow=True)
     for line in looked_past:
         terminalreporter.write_line(line)
     for message in run.messages:
         terminalreporter.write_line(message, red=message.startswith(("ERROR", "REFUSED")))
+    if scored_none:
+        terminalreporter.write_line(scored_none, yellow=True)
+
+
+def _scored_none_line(config: pytest.Config, run: SessionEvalRun) -> str | None:
+    """The last line, when sessions files were read and no session was scored: a run that
+    scored nothing is no green run (exit status 5) unless the options accept it."""
+    if not run.scored_none:
+        return None
+    accepted = run.settings.allow_empty
+    ends = (
+        "accepted by " + how_given(config, "--session-eval-allow-empty")
+        if accepted
+        else "so the run ends with exit status 5 (no tests ran); --session-eval-allow-empty accepts it"
+    )
+    return (
+        "No session was scored: every one is abandoned, unfinished, without evidence of work, or left out "
+        f"by the selection; {ends}"
+    )
+
+
+def _unreadable_timestamps_line(config: pytest.Config, run: SessionEvalRun) -> str | None:
+    """The timestamps the rubric reads but cannot, counted and the first named: said here too,
+    since warnings can be silenced."""
+    found = [stamps for evaluation in run.evaluations.values() for stamps in evaluation.unreadable_timestamps]
+    if not found:
+        return None
+    start = config.invocation_params.dir
+    named = first_few([name for stamps in found for name in stamps.named(bestrelpath(start, Path(stamps.path)))])
+    count = sum(stamps.count for stamps in found)
+    return f"{count} timestamp(s) cannot be read, so their windows or events are lost ({named}); see the warnings"
 
 
 def _left_out_lines(config: pytest.Config, run: SessionEvalRun) -> list[str]:

@@ -200,5 +200,3 @@ class GoldenManifest(DatasetManifest):
 
 
 DEFAULT_GOLDEN_MANIFEST: Final = GoldenManifest()
-
-

@@ -24,16 +24,40 @@ from ..core.rubric import (
     Status,
     Verdict,
 )
+from ..core.sessions import window_problem
 from ..core.text import show
 from ..core.values import as_double, is_number
 
-__all__ = ["GUARD_EMISSION_DISCLOSURE", "PASS_THRESHOLD", "RUBRIC_V1"]
+__all__ = ["CAUSES", "GUARD_EMISSION_DISCLOSURE", "PASS_THRESHOLD", "RUBRIC_V1"]
 
 PASS_THRESHOLD: Final = 0.8
 GUARD_EMISSION_DISCLOSURE: Final = (
     "destructive-guard emission exists only from 2026-07-16 onward; earlier sessions: guard signals unmeasurable."
 )
-_NO_WINDOW: Final = "window unknown (started_at or completed_at missing or unparseable), so no event can be attributed"
+
+# Why a verdict is not-applicable or cannot-determine: each code a scorer gives, and the
+# phrase a summary counts sessions with ("57 with no full-gate event in their window ...").
+CAUSES: Final = {
+    "peer-overlap": "whose window overlaps another session's, so no event can be attributed to them",
+    "no-window": "whose window cannot be read (a started_at or completed_at missing or not a timestamp)",
+    "no-events-file": "without an events file",
+    "no-events": "whose events file holds no readable event",
+    "no-gate-telemetry": (
+        "with no quality-gate event in their window (the events file holds no "
+        "orchestrator.quality_gate.* event at all: is gate telemetry on?)"
+    ),
+    "no-full-gate-telemetry": (
+        "with no full-gate event in their window (the events file holds no quality gate of variant "
+        "full-gate at all: is gate telemetry on?)"
+    ),
+    "no-gate-in-window": "with no quality-gate event in their window although files changed",
+    "no-full-gate-in-window": "with no full-gate event in their window although waves ran",
+    "no-code-change": "with no quality-gate event and no file changed: nothing to verify",
+    "no-waves": "in which no waves ran: no full-gate expected",
+    "unplanned": "with no completion_rate and no planned issues: housekeeping or unplanned",
+    "no-completion-rate": "with planned issues but no completion_rate",
+    "reported": "reported, never graded",
+}
 
 
 def _number_field(container: object, name: str, label: str, notes: list[str]) -> Any:
@@ -54,8 +78,30 @@ def _with_notes(text: str, notes: list[str]) -> str:
     return text + "".join([f" Note: {note}." for note in notes])
 
 
+def _no_window(context: SessionContext) -> str:
+    """Why no event can be attributed to a session without a window, naming the field."""
+    return f"window unknown ({window_problem(context.record)}), so no event can be attributed"
+
+
 def _window_phrase(context: SessionContext) -> str:
-    return "in window" if context.window is not None else f"({_NO_WINDOW})"
+    return "in window" if context.window is not None else f"({_no_window(context)})"
+
+
+def _undecided(context: SessionContext, *, full_gate: bool) -> str:
+    """The cause of a window-attributed count of 0 that leaves a gate dimension undecided: the
+    first of an unknown window, no events at all, no gate in the file, none in the window."""
+    events = context.events
+    if context.window is None:
+        return "no-window"
+    if not events.has_file:
+        return "no-events-file"
+    if not events.has_events:
+        return "no-events"
+    if events.quality_gate_count == 0:
+        return "no-gate-telemetry"
+    if full_gate and events.full_gate_count == 0:
+        return "no-full-gate-telemetry"
+    return "no-full-gate-in-window" if full_gate else "no-gate-in-window"
 
 
 def verification_evidence(context: SessionContext) -> Verdict:
@@ -65,6 +111,7 @@ def verification_evidence(context: SessionContext) -> Verdict:
             CANNOT_DETERMINE,
             f"Window contaminated: it overlaps {context.peers.describe()}; quality_gate events "
             "carry no session_id and cannot be attributed to this session.",
+            cause="peer-overlap",
         )
     notes: list[str] = []
     files_changed = _number_field(context.record, "total_files_changed", "total_files_changed", notes)
@@ -78,6 +125,7 @@ def verification_evidence(context: SessionContext) -> Verdict:
                     f"0 quality_gate events {where} and total_files_changed=0: no code change to verify.",
                     notes,
                 ),
+                cause="no-code-change",
             )
         changed = "n/a" if files_changed is None else show(files_changed)
         return Verdict(
@@ -86,6 +134,7 @@ def verification_evidence(context: SessionContext) -> Verdict:
                 f"0 quality_gate events {where} but total_files_changed={changed}: verification evidence unavailable.",
                 notes,
             ),
+            cause=_undecided(context, full_gate=False),
         )
     if failing == 0:
         return Verdict(PASS, f"{gates} quality_gate event(s) in window, all with exit_code 0.")
@@ -112,6 +161,7 @@ def plan_fidelity(context: SessionContext) -> Verdict:
                     notes,
                 ),
                 score=None,
+                cause="unplanned",
             )
         return Verdict(
             CANNOT_DETERMINE,
@@ -120,6 +170,7 @@ def plan_fidelity(context: SessionContext) -> Verdict:
                 notes,
             ),
             score=None,
+            cause="no-completion-rate",
         )
     carryover = _number_field(effectiveness, "carryover", "effectiveness.carryover", [])
     status: Status = PASS if rate >= PASS_THRESHOLD else FAIL
@@ -152,6 +203,7 @@ def gate_health(context: SessionContext) -> Verdict:
             CANNOT_DETERMINE,
             f"Window contaminated: it overlaps {context.peers.describe()}; full-gate events "
             "cannot be attributed to this session.",
+            cause="peer-overlap",
         )
     count, last = context.events.full_gates(context.window)
     where = _window_phrase(context)
@@ -165,11 +217,13 @@ def gate_health(context: SessionContext) -> Verdict:
                     f"0 full-gate events {where} and no waves ran: housekeeping session, no full-gate expected.",
                     notes,
                 ),
+                cause="no-waves",
             )
         ran = "some" if total is None else show(total)
         return Verdict(
             CANNOT_DETERMINE,
             _with_notes(f"{ran} wave(s) ran but 0 full-gate events {where}: gate health unknown.", notes),
+            cause=_undecided(context, full_gate=True),
         )
     status: Status = PASS if last.passed else FAIL
     return Verdict(
@@ -182,9 +236,16 @@ def gate_health(context: SessionContext) -> Verdict:
 def process_safety(context: SessionContext) -> Verdict:
     """Did a destructive-command guard block anything, or did agents spiral?"""
     if not context.events.has_events:
+        if context.events.has_file:
+            return Verdict(
+                CANNOT_DETERMINE,
+                f"The events file holds no readable event: safety signals unmeasurable. {GUARD_EMISSION_DISCLOSURE}",
+                cause="no-events",
+            )
         return Verdict(
             CANNOT_DETERMINE,
-            f"events.jsonl absent or holds no events: safety signals unmeasurable. {GUARD_EMISSION_DISCLOSURE}",
+            f"No events file: safety signals unmeasurable. {GUARD_EMISSION_DISCLOSURE}",
+            cause="no-events-file",
         )
     notes: list[str] = []
     spiral = _number_field(context.record.get("agent_summary"), "spiral", "agent_summary.spiral", notes)
@@ -201,7 +262,7 @@ def process_safety(context: SessionContext) -> Verdict:
     if loops:
         lead += f" loop.warning={loops} in window (warn-only, never a fail)."
     if context.window is None:
-        notes.append(_NO_WINDOW)
+        notes.append(_no_window(context))
     if context.peers.count:
         notes.append(
             f"the window overlaps {context.peers.describe()}; window-attributed counts may include peer signals"
@@ -216,7 +277,9 @@ def efficiency_kpis(context: SessionContext) -> Verdict:
     )
     source = duration_source(context.record, context.window)
     return Verdict(
-        NOT_APPLICABLE, _with_notes(f"Reported, not graded: {values} (duration {source}).", kpi_notes(context.record))
+        NOT_APPLICABLE,
+        _with_notes(f"Reported, not graded: {values} (duration {source}).", kpi_notes(context.record)),
+        cause="reported",
     )
 
 
@@ -234,4 +297,5 @@ RUBRIC_V1: Final = Rubric(
     ),
     judge_ids=("instruction-adherence", "report-quality"),
     event_kinds=STANDARD_KINDS,
+    causes=CAUSES,
 )

@@ -211,7 +211,8 @@ def test_latest_and_session_selection(pytester: pytest.Pytester, write_metrics: 
         "--session-eval", str(metrics), "--session-eval-session", "a", "--session-eval-session", "c", "--co", "-q"
     )
     names = [line.split("::")[1] for line in chosen.stdout.lines if "::" in line]
-    assert names == [f"a[{d}]" for d in DIMENSIONS] + ["c"]
+    # A session named is scored whatever its eligibility, as the reference scores it (c is abandoned).
+    assert names == [f"a[{d}]" for d in DIMENSIONS] + [f"c[{d}]" for d in DIMENSIONS]
     unknown = pytester.runpytest("--session-eval", str(metrics), "--session-eval-session", "nope")
     assert unknown.ret == pytest.ExitCode.USAGE_ERROR
     unknown.stderr.fnmatch_lines(["*--session-eval-session: unknown session id(s): 'nope'*"])
@@ -909,6 +910,8 @@ def test_json_report_metadata_and_junit_properties(pytester: pytest.Pytester, wr
         "status": "fail",
         "score": 0.2,
         "evidence": fail_pf["metadata"]["session_eval"]["evidence"],
+        "cause": None,
+        "scored_on_request": None,
         "line": 2,
     }
     statuses = {t["metadata"]["session_eval"]["status"] for t in tests.values()}
@@ -919,6 +922,7 @@ def test_json_report_metadata_and_junit_properties(pytester: pytest.Pytester, wr
     assert case["rubric_version"] == "rubric-v1"
     assert case["rubric_sha256"] == "ba87f2c2099def7b37b9cf343cef80529a73f67b4f77b3209604788c16357c8d"
     assert case["line"] == "4" and "total_files_changed=4" not in case["evidence"]
+    assert case["cause"] == "no-full-gate-in-window"  # why it is undecided, as the scorer says
     # A property with no value is left out (JUnit XML would write Python's "None").
     assert "score" not in case and "None" not in case.values()
     assert next(c for name, c in cases.items() if name.endswith("s-fail[plan-fidelity]"))["score"] == "0.2"
