@@ -18,6 +18,7 @@ from ..records.verify import (
     diff_dimension,
     diff_record,
     render_drift,
+    worded_here,
     written_here,
 )
 from .facts import ItemFacts, Kind
@@ -242,7 +243,7 @@ class VerifiedDimensionItem(_StoredItem):
         verdict = verdicts.get(self.dimension["id"])
         if verdict is None:
             raise DriftDetected(f"{self.dimension['id']} is stored but the rubric scores no such dimension")
-        drifts = diff_dimension(self.dimension, verdict, compare_evidence=written_here(self.record))
+        drifts = diff_dimension(self.dimension, verdict, compare_evidence=worded_here(self.record))
         if drifts:
             raise _drift("verdict", self.fresh, drifts)
 

@@ -14,10 +14,10 @@ from typing import Any
 
 from ..core.engine import SessionEvaluation
 from ..core.rubric import DimensionVerdict
-from .build import recorded_platform, run_id
+from .build import PLUGIN_VERSION, recorded_platform, run_id
 from .schema import KPI_FIELDS
 
-__all__ = ["Drift", "diff_dimension", "diff_record", "written_here"]
+__all__ = ["Drift", "diff_dimension", "diff_record", "worded_here", "written_here"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,9 +31,19 @@ class Drift:
 
 def written_here(record: dict[str, Any]) -> bool:
     """Whether this plugin wrote the record (its harness names this plugin)."""
-    harness = record.get("harness")
-    version = harness.get("plugin_version") if isinstance(harness, dict) else None
+    version = _writer(record)
     return isinstance(version, str) and version.startswith("pytest-sessioneval/")
+
+
+def worded_here(record: dict[str, Any]) -> bool:
+    """Whether this version of the plugin wrote the record: evidence is worded the same only
+    then (a later version may say more, or say it better)."""
+    return _writer(record) == PLUGIN_VERSION
+
+
+def _writer(record: dict[str, Any]) -> object:
+    harness = record.get("harness")
+    return harness.get("plugin_version") if isinstance(harness, dict) else None
 
 
 def diff_dimension(stored: dict[str, Any], fresh: DimensionVerdict, compare_evidence: bool) -> list[Drift]:

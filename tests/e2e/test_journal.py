@@ -512,6 +512,20 @@ def test_evidence_drift_counts_for_records_written_here(pytester: pytest.Pyteste
     result.stdout.fnmatch_lines(["*evidence:*", "*stored: 'rewritten by hand'*"])
 
 
+def test_evidence_of_another_version_of_the_plugin_is_not_compared(pytester: pytest.Pytester, metrics: Path) -> None:
+    journal_run(pytester, metrics)
+    records = journal_lines(pytester)
+    records[0]["harness"]["plugin_version"] = "pytest-sessioneval/0.0.1"  # worded by an older version
+    records[0]["dimensions"][3]["evidence"] = "worded otherwise"
+    write_jsonl(pytester.path / "eval.jsonl", records)
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
+    result.assert_outcomes(passed=12)
+    records[0]["dimensions"][3]["status"] = "fail"  # its status still counts
+    write_jsonl(pytester.path / "eval.jsonl", records)
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
+    result.assert_outcomes(passed=11, failed=1)
+
+
 def test_a_journal_as_input_is_reported_as_is(pytester: pytest.Pytester) -> None:
     pytester.makeini("[pytest]\n")
     judged = reference_record(run_id="judged")
