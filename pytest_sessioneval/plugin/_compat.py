@@ -26,6 +26,7 @@ __all__ = [
     "compile_expression",
     "determine_inifile",
     "effective_overrides",
+    "failure_text",
     "fnmatch_ex",
     "index_teardown_reports",
     "is_in_confcutdir",
@@ -151,6 +152,24 @@ class DeferredNodeId:
             self._id = _StructuredNodeId.parse(tagged)
         else:
             self.__dict__["_own_nodeid"] = tagged
+
+
+def failure_text(path: str, lineno: int, headline: str, lines: Sequence[str], *, one_line: bool) -> Any:
+    """A failure's text as pytest shows its own: ``headline`` is the crash message (the short
+    summary's ``- reason``, and with ``--tb=line`` the line ``path:lineno: headline``), then
+    ``lines`` (none with ``--tb=line``). It survives pytest-xdist as pytest's own does.
+    Where this pytest builds no such text, the lines joined."""
+    try:
+        from _pytest._code.code import ReprExceptionInfo, ReprFileLocation, ReprTraceback, ReprTracebackNative
+
+        traceback = (
+            ReprTraceback(reprentries=[], extraline=None, style="line")
+            if one_line
+            else ReprTracebackNative([f"{line}\n" for line in lines])
+        )
+        return ReprExceptionInfo(reprtraceback=traceback, reprcrash=ReprFileLocation(path, lineno, headline))
+    except Exception:  # noqa: BLE001  a pytest that builds these otherwise
+        return "\n".join(lines)
 
 
 def index_teardown_reports(reporter: Any) -> None:

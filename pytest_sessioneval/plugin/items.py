@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from ._compat import DeferredNodeId
+from ..core.text import wire_safe
+from ._compat import DeferredNodeId, failure_text
 from .facts import ITEM_KEYWORD, ItemFacts
 
 __all__ = ["LineFile", "LineItem"]
@@ -42,6 +43,13 @@ class LineItem(DeferredNodeId, pytest.Item):
     def where(self) -> str:
         """``file:line`` of the record, the file relative to the rootdir as in node ids."""
         return f"{self.location[0]}:{self.line}"
+
+    def failure(self, headline: str, detail: str) -> Any:
+        """The failure text: ``headline`` first (what failed, in the data's terms: the line the
+        short summary and ``--tb=line`` show), then ``detail``, which names ``file:line``."""
+        headline, detail = wire_safe(headline), wire_safe(detail)
+        one_line = self.config.option.tbstyle == "line"
+        return failure_text(self.location[0], self.line, headline, [headline, detail], one_line=one_line)
 
 
 class LineFile(pytest.File):

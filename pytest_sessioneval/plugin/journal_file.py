@@ -204,6 +204,7 @@ class StoredDimensionItem(_StoredItem):
             self.dimension["evidence"],
             self.dimension["method"],
             runxfail=self.config.option.runxfail,
+            about=f"run {self.record['run_id']!r}, {self.dimension['id']}",
         ):
             self.add_marker(marker)
 

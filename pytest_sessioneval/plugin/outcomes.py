@@ -47,29 +47,32 @@ class VerdictUndetermined(Exception):
 
 
 def markers_for(
-    status: Status, evidence: str, method: Method = DETERMINISTIC, *, runxfail: bool = False
+    status: Status, evidence: str, method: Method = DETERMINISTIC, *, runxfail: bool = False, about: str = ""
 ) -> list[pytest.MarkDecorator]:
     """The outcome markers of an item with this verdict; the evidence is the reason.
 
     ``runxfail``: pytest ignores xfail markers (``--runxfail``); a judge's fail or
-    cannot-determine is then skipped, since advice decides no outcome. The reason is
-    ``wire_safe``: pytest builds reports from it, which must read the same with xdist.
+    cannot-determine is then skipped, since advice decides no outcome. ``about`` names what
+    the verdict is about (``session 'a', gate-health``) in a skip's reason: pytest folds the
+    skips of one reason into one line of ``-rs``, and each must still say whose it is. The
+    reason is ``wire_safe``: pytest builds reports from it, which must read the same with xdist.
     """
     evidence = wire_safe(evidence)
+    of = f"{wire_safe(about)}: " if about else ""
     if method == JUDGE:
         if status == NOT_APPLICABLE:
-            return [pytest.mark.judge, pytest.mark.skip(reason=f"not-applicable ({ADVISORY}): {evidence}")]
+            return [pytest.mark.judge, pytest.mark.skip(reason=f"not-applicable ({ADVISORY}): {of}{evidence}")]
         if status in (FAIL, CANNOT_DETERMINE) and runxfail:
             return [
                 pytest.mark.judge,
-                pytest.mark.skip(reason=f"{status} ({ADVISORY}, not run under --runxfail): {evidence}"),
+                pytest.mark.skip(reason=f"{status} ({ADVISORY}, not run under --runxfail): {of}{evidence}"),
             ]
         if status in (FAIL, CANNOT_DETERMINE):
             return [pytest.mark.judge, pytest.mark.xfail(reason=f"{status} ({ADVISORY}): {evidence}", run=False)]
         return [pytest.mark.judge]
     markers = [pytest.mark.deterministic]
     if status == NOT_APPLICABLE:
-        markers.append(pytest.mark.skip(reason=f"not-applicable: {evidence}"))
+        markers.append(pytest.mark.skip(reason=f"not-applicable: {of}{evidence}"))
     elif status == CANNOT_DETERMINE:
         markers.append(
             pytest.mark.xfail(reason=f"cannot-determine: {evidence}", strict=True, raises=VerdictUndetermined)

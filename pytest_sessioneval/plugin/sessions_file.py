@@ -85,7 +85,9 @@ class DimensionItem(LineItem):
         self.told = verdict.evidence
         if evaluation.on_request is not None:
             self.told += f" (Scored on request; the eligibility rule would leave it out: {evaluation.on_request}.)"
-        for marker in markers_for(verdict.status, self.told, verdict.method, runxfail=self.config.option.runxfail):
+        about = f"session {evaluation.session_id!r}, {verdict.id}"
+        runxfail = self.config.option.runxfail
+        for marker in markers_for(verdict.status, self.told, verdict.method, runxfail=runxfail, about=about):
             self.add_marker(marker)
         self.add_marker(pytest.mark.xdist_group(name=group_name(evaluation.session_id)))
 
@@ -94,9 +96,9 @@ class DimensionItem(LineItem):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, (VerdictFailed, VerdictUndetermined)):
-            return (
-                f"{self.where}: session {self.evaluation.session_id!r}, {self.verdict.id}: "
-                f"{self.verdict.status}\n{self.told}"
+            return self.failure(  # type: ignore[no-any-return]
+                self.told,
+                f"{self.where}: session {self.evaluation.session_id!r}, {self.verdict.id}: {self.verdict.status}",
             )
         return super().repr_failure(excinfo, style)
 
@@ -106,7 +108,7 @@ class SkippedSessionItem(LineItem):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.add_marker(pytest.mark.skip(reason=f"not scored: {self.facts.reason}"))
+        self.add_marker(pytest.mark.skip(reason=f"not scored: session {self.facts.session_id!r}: {self.facts.reason}"))
 
     def runtest(self) -> None:  # pragma: no cover - always skipped by its marker
         pass

@@ -7,6 +7,7 @@ name = "a passing gate"                       # the test's id
 args = ["--session-eval", "metrics"]          # the command line (run in the case's directory)
 exit = 0                                      # the run's exit status
 lines = ["*1 session(s) scored*"]             # lines the output holds, in order (fnmatch)
+absent = ["*Traceback*"]                      # lines the output must not hold (fnmatch)
 errors = ["ERROR: *"]                         # lines stderr holds, in order (fnmatch)
 
 [case.files]                                  # path -> its lines; a path ending .gz is gzipped
@@ -75,5 +76,7 @@ def test_case(pytester: pytest.Pytester, case: dict[str, Any]) -> None:
     assert result.ret == case["exit"], result.stdout.str() + result.stderr.str()
     if "lines" in case:
         result.stdout.fnmatch_lines(case["lines"])
+    for pattern in case.get("absent", ()):
+        result.stdout.no_fnmatch_line(pattern)
     if "errors" in case:
         result.stderr.fnmatch_lines(case["errors"])

@@ -89,7 +89,7 @@ def test_judge_items_are_advisory_and_never_fail_the_run(pytester: pytest.Pytest
             "*sessions.jsonl::a?report-quality? XFAIL*",
             "*sessions.jsonl::b?report-quality? SKIPPED*",
             "*fail (advisory, uncalibrated): vague summary*",
-            "*not-applicable (advisory, uncalibrated): nothing reported*",
+            "*not-applicable (advisory, uncalibrated): session 'b', report-quality: nothing reported*",
             "Advisory judge verdicts (uncalibrated; not part of the evaluation above, never fail the run):",
             "instruction-adherence *1     0               0                 0",
             "report-quality *0     1               1                 0",
@@ -106,7 +106,7 @@ def test_judge_items_are_advisory_and_never_fail_the_run(pytester: pytest.Pytest
     runxfail.assert_outcomes(passed=1, skipped=2)  # a judge's fail is never shown as a pass
     # The skip names the session's place in the data, not a line of this package.
     runxfail.stdout.fnmatch_lines(
-        ["SKIPPED [[]1[]] metrics/sessions.jsonl: fail (advisory, uncalibrated, not run under --runxfail): *"]
+        ["SKIPPED [[]1[]] metrics/sessions.jsonl: fail (advisory, uncalibrated, not run under --runxfail): session *"]
     )
 
 

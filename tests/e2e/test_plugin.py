@@ -108,9 +108,10 @@ def test_evidence_is_failure_text_skip_reason_and_xfail_reason(
     result = pytester.runpytest("--session-eval", str(metrics), "-rsx")
     result.stdout.fnmatch_lines(
         [
-            "*sessions.jsonl:2: session 's-fail', plan-fidelity: fail",
+            # The evidence first: the short summary and --tb=line show that line.
             "completion_rate=0.2 < 0.8*",
-            "SKIPPED*not-applicable: No completion_rate and no planned_issues*",
+            "*sessions.jsonl:2: session 's-fail', plan-fidelity: fail",
+            "SKIPPED*not-applicable: session 's-na', plan-fidelity: No completion_rate and no planned_issues*",
             "XFAIL*s-cd?verification-evidence? - cannot-determine: 0 quality_gate events in window but total_files_changed=4*",
         ]
     )
@@ -196,9 +197,9 @@ def test_ineligible_sessions_are_reported_as_skipped(pytester: pytest.Pytester, 
         [
             "*sessions.jsonl::gone SKIPPED*",
             "*sessions.jsonl::running SKIPPED*",
-            "*not scored: abandoned session*",
-            "*not scored: unfinished session*",
-            "*not scored: no evidence of work*",
+            "*not scored: session 'gone': abandoned session*",
+            "*not scored: session 'running': unfinished session*",
+            "*not scored: session 'idle': no evidence of work*",
         ]
     )
 
