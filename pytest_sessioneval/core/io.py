@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import gzip
 import io
+import os
 import stat
 import zlib
 from collections.abc import Callable, Iterator
@@ -23,6 +24,7 @@ from typing import Final, Protocol
 __all__ = [
     "BROKEN_LINK",
     "COMPRESSED_SUFFIX",
+    "find_below",
     "find_beside",
     "is_named",
     "open_input",
@@ -67,6 +69,39 @@ class ByteStream(Protocol):
     def readline(self, size: int = -1, /) -> bytes: ...
     def readinto(self, buffer: memoryview, /) -> int | None: ...
     def __iter__(self) -> Iterator[bytes]: ...
+
+
+#: Directories never searched for inputs: version control, caches, virtual environments.
+_NOT_SEARCHED: Final = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "__pycache__",
+        "node_modules",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+    }
+)
+
+
+def find_below(directory: Path, name: str) -> list[Path]:
+    """The file ``name`` in ``directory`` and in every directory below it (at most one per
+    directory: its first spelling there, as ``find_beside`` finds it), in path order. Symbolic
+    links to directories are not followed, and version control, caches and virtual
+    environments are not searched."""
+    found = []
+    for root, directories, _ in os.walk(directory):
+        directories[:] = [d for d in directories if d not in _NOT_SEARCHED]
+        here = find_beside(Path(root), name)
+        if here is not None and stat_kind(here) == "file":
+            found.append(here)
+    return sorted(found, key=lambda path: path.parts)
 
 
 @contextmanager

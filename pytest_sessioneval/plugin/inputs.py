@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from ..core.engine import EVENTS_FILE, SESSIONS_FILE, resolve_inputs
-from ..core.io import find_beside, is_named, spellings
+from ..core.io import find_below, find_beside, is_named, read_bytes, spellings
 from ..core.jsonl import first_named
 from .files import (
     claim_files,
@@ -41,11 +41,10 @@ def resolve_sources(config: pytest.Config, paths: list[Path]) -> tuple[dict[Path
     # reached with other events beside it, it is another source.
     seen: set[tuple[object, object]] = set()
     given: list[Path] = []
-    for path in paths:
-        if path_kind("--session-eval", path) == "dir" and _beside(path, SESSIONS_FILE) is None:
-            raise usage_error("--session-eval", f"{path}: directory holds no {SESSIONS_FILE}")
-        sessions, beside = resolve_inputs(path, events)
+    for sessions in _sessions_files(paths):
+        sessions, beside = resolve_inputs(sessions, events)
         sessions = readable_file("--session-eval", sessions)
+        _refuse_json_array("--session-eval", sessions)
         if beside is not None and file_identity(beside) == file_identity(sessions):
             if events is not None:
                 raise usage_error(
@@ -57,6 +56,8 @@ def resolve_sources(config: pytest.Config, paths: list[Path]) -> tuple[dict[Path
                 "directory holding both)",
             )
         _refuse_events_as_sessions(sessions)
+        if beside is not None:
+            _refuse_json_array("--session-eval-events" if events is not None else "--session-eval", beside)
         near = _beside(sessions.parent, EVENTS_FILE) if events is None else None
         if near is not None:  # the events.jsonl beside, when there is one, must be readable
             kind = path_kind("--session-eval", near)
@@ -68,6 +69,40 @@ def resolve_sources(config: pytest.Config, paths: list[Path]) -> tuple[dict[Path
             seen.add(identity)
             sources[sessions] = beside
     return sources, given
+
+
+def _sessions_files(paths: list[Path]) -> list[Path]:
+    """Each path given, a directory replaced by the sessions files in it and below it."""
+    files = []
+    for path in paths:
+        if path_kind("--session-eval", path) != "dir":
+            files.append(path)  # a file, or what reading it says is wrong
+            continue
+        if _beside(path, SESSIONS_FILE) is None:  # a link to nothing, a directory: told as the file
+            found = find_below(path, SESSIONS_FILE)
+            if not found:
+                raise usage_error(
+                    "--session-eval", f"{path}: holds no {SESSIONS_FILE}, nor does any directory below it"
+                )
+            files.extend(found)
+            continue
+        files.extend(find_below(path, SESSIONS_FILE))
+    return files
+
+
+def _refuse_json_array(flag: str, path: Path) -> None:
+    """A JSON array of objects saved as JSON Lines (``[{...}, {...}]``, on one line or over
+    many) is one mistake, said once: not a bad line per line."""
+    try:
+        head = read_bytes(path, 1 << 16).lstrip(b" \t\r\n\xef\xbb\xbf")
+    except OSError:
+        return  # reading it says why, where it is read
+    if head.startswith(b"[") and head[1:].lstrip(b" \t\r\n").startswith(b"{"):  # an array of objects
+        raise usage_error(
+            flag,
+            f"{path}: this is a JSON array, not JSON Lines: give one object per line "
+            f"(e.g. jq -c '.[]' {path.name} > {path.stem}-lines.jsonl)",
+        )
 
 
 def _refuse_events_as_sessions(path: Path) -> None:

@@ -56,7 +56,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "--session-eval",
         "session_eval_paths",
-        "score the sessions of a sessions.jsonl (or a metrics directory holding one); repeatable",
+        "score the sessions of a sessions.jsonl (.gz too), or of every one in a directory and below it; repeatable",
         "paths",
         "PATH",
     ),
@@ -70,7 +70,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "--session-eval-latest",
         "session_eval_latest",
-        "score only the session the reference cascade picks as the latest",
+        "score only the most recent session of each sessions file that the eligibility rule scores",
         "bool",
     ),
     Option("--session-eval-session", "session_eval_sessions", "score only this session id; repeatable", "list", "ID"),
@@ -98,7 +98,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "--session-eval-journal",
         "session_eval_journal",
-        "append one session-eval record per scored session to this eval.jsonl journal",
+        "append one session-eval record per scored session to this eval.jsonl journal (needs the "
+        "model's id: --session-eval-model-id, or ANTHROPIC_MODEL)",
         "path",
         "PATH",
     ),

@@ -35,6 +35,10 @@ class Tally:
 
     counts: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     judge_counts: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    # The same counts per sessions file, as pytest locates it.
+    file_counts: dict[str, dict[str, Counter[str]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(Counter))
+    )
     # (data file as located, the session id escaped as in node names) -> the ids of its
     # dimensions whose items ran; two files may hold the same session id. The escaped id
     # is one-to-one (a lone surrogate and the text of its escape stay apart, where the
@@ -97,6 +101,8 @@ class Tally:
                 return
             if not repeated:
                 (self.judge_counts if judge else self.counts)[dimension][status] += 1
+                if not judge:
+                    self.file_counts[report.location[0]][dimension][status] += 1
                 if not judge and status in (NOT_APPLICABLE, CANNOT_DETERMINE):
                     self.causes[dimension][(status, facts.cause)] += 1
             if facts.scored_on_request is not None:
@@ -157,10 +163,13 @@ class Tally:
         rubric: str,
         judge_order: tuple[str, ...] = (),
         causes: Mapping[str, str] | None = None,
+        items: int | None = None,
     ) -> list[str]:
-        """The summary: sessions counted, one row per dimension, what the rates mean, why
-        verdicts were not decided (``causes``: the rubric's phrase for each cause code), and
-        apart, any advisory judge verdicts."""
+        """The summary: sessions counted, one row per dimension (pooled, then per sessions
+        file when there are several), what the rates mean, why verdicts were not decided
+        (``causes``: the rubric's phrase for each cause code), and apart, any advisory
+        judge verdicts. ``items``: how many deterministic items the scored sessions have;
+        when fewer ran, the summary says it covers part of the run."""
         verification = self.verification_line()
         counts = self._with_stored(self.counts, judge=False)
         judge_counts = self._with_stored(self.judge_counts, judge=True)
@@ -178,11 +187,19 @@ class Tally:
             lines[0] += f", {len(self.not_scored)} not scored (abandoned, unfinished or without evidence of work)"
         if self.unidentified:
             lines[0] += f", {len(self.unidentified)} record(s) without a usable session_id"
+        covered = sum(sum(c.values()) for c in self.counts.values())
+        if items is not None and covered < items:
+            lines.append(
+                f"This summary covers {covered} of the {items} items of the scored sessions: "
+                "-k, -m, --lf, -x, --deselect or the node ids given left the others out."
+            )
         lines.extend(_table(counts, dimension_order, rates=True))
         if counts:
             rates = [DimensionRate.from_counts(d, counts[d]) for d in _ordered(counts, dimension_order)]
             lines.append("Pass rate = pass / (pass + fail), over the sessions where the dimension applied.")
-            lines.append(ranking_note(rates))
+            if len(rates) > 1:
+                lines.append(ranking_note(rates))
+        lines.extend(self._file_lines(dimension_order))
         lines.extend(self._cause_lines(dimension_order, causes or {}))
         if self.on_request:
             named = first_few(sorted({_label(session) for _, session in self.on_request}))
@@ -193,6 +210,17 @@ class Tally:
                 "Advisory judge verdicts (uncalibrated; not part of the evaluation above, never fail the run):"
             )
             lines.extend(_table(judge_counts, judge_order))
+        return lines
+
+    def _file_lines(self, order: tuple[str, ...]) -> list[str]:
+        """Where sessions of more than one file were counted, each file's own rows."""
+        if len(self.file_counts) < 2:
+            return []
+        lines = ["Per sessions file:"]
+        for file in sorted(self.file_counts):
+            sessions = sum(1 for (where, _) in self.sessions if where == file)
+            lines.append(f"{file}: {sessions} session(s) scored")
+            lines.extend(f"  {row}" for row in _table(self.file_counts[file], order, rates=True))
         return lines
 
     def _cause_lines(self, order: tuple[str, ...], phrases: Mapping[str, str]) -> list[str]:
@@ -266,7 +294,8 @@ def write_summary(terminalreporter: Any, config: pytest.Config, run: SessionEval
     terminalreporter.write_sep("=", "session evaluation")
     rubric = run.settings.rubric
     if not run.tally.empty:  # else only what was written (the journal, the page) is said
-        for line in run.tally.lines(rubric.dimension_ids, rubric.version, rubric.judge_ids, rubric.causes):
+        items = sum(len(evaluation.scored) for evaluation in run.evaluations.values()) * len(rubric.dimensions)
+        for line in run.tally.lines(rubric.dimension_ids, rubric.version, rubric.judge_ids, rubric.causes, items):
             terminalreporter.write_line(line)
     for line in left_out:
         terminalreporter.write_line(line, yellow=True)

@@ -68,7 +68,9 @@ def test_case(pytester: pytest.Pytester, case: dict[str, Any]) -> None:
         path.write_bytes(gzip.compress(raw) if name.endswith(".gz") else raw)
     result = pytester.runpytest("-p", "no:randomly", *case["args"])
     outcomes: dict[str, str] = {}
-    for report in result.reprec.getreports("pytest_runtest_logreport"):  # type: ignore[attr-defined]
+    recorder = getattr(result, "reprec", None)  # a run stopped by a usage error recorded nothing
+    reports = recorder.getreports("pytest_runtest_logreport") if hasattr(recorder, "getreports") else []
+    for report in reports:
         outcome = _outcome(report)
         if outcome is not None:
             outcomes[report.nodeid] = outcome

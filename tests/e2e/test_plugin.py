@@ -677,7 +677,7 @@ def test_an_ill_typed_ini_value_is_a_usage_error_naming_the_key(
         ),
         (
             "session_eval_paths = empty",
-            "ini key session_eval_paths in *tox.ini: */empty: directory holds no sessions.jsonl",
+            "ini key session_eval_paths in *tox.ini: */empty: holds no sessions.jsonl, nor does any directory below it",
         ),
         (
             "session_eval_paths = metrics\nsession_eval_judge = true\nsession_eval_judge_timeout = -1",
@@ -766,7 +766,10 @@ def test_events_option_overrides_the_file_beside(
     ("args", "message"),
     [
         (["--session-eval", "missing.jsonl"], "*--session-eval: *missing.jsonl: no such file or directory*"),
-        (["--session-eval", "emptydir"], "*--session-eval: *emptydir: directory holds no sessions.jsonl*"),
+        (
+            ["--session-eval", "emptydir"],
+            "*--session-eval: *emptydir: holds no sessions.jsonl, nor does any directory below it*",
+        ),
         (
             ["--session-eval", "metrics", "--session-eval-events", "nope.jsonl"],
             "*--session-eval-events: *nope.jsonl: no such file or directory*",
