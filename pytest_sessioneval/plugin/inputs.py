@@ -78,15 +78,13 @@ def _sessions_files(paths: list[Path]) -> list[Path]:
         if path_kind("--session-eval", path) != "dir":
             files.append(path)  # a file, or what reading it says is wrong
             continue
-        if _beside(path, SESSIONS_FILE) is None:  # a link to nothing, a directory: told as the file
-            found = find_below(path, SESSIONS_FILE)
-            if not found:
-                raise usage_error(
-                    "--session-eval", f"{path}: holds no {SESSIONS_FILE}, nor does any directory below it"
-                )
-            files.extend(found)
-            continue
-        files.extend(find_below(path, SESSIONS_FILE))
+        top = _beside(path, SESSIONS_FILE)
+        found = find_below(path, SESSIONS_FILE)
+        if top is not None and top not in found:
+            files.append(top)  # a directory or a link to nothing: reading it says so
+        elif not found:
+            raise usage_error("--session-eval", f"{path}: holds no {SESSIONS_FILE}, nor does any directory below it")
+        files.extend(found)
     return files
 
 
