@@ -67,7 +67,9 @@ def test_case(pytester: pytest.Pytester, case: dict[str, Any]) -> None:
         path.write_bytes(gzip.compress(raw) if name.endswith(".gz") else raw)
     result = pytester.runpytest("-p", "no:randomly", *case["args"])
     outcomes: dict[str, str] = {}
-    for report in result.reprec.getreports("pytest_runtest_logreport"):  # type: ignore[attr-defined]
+    recorder = result.reprec  # type: ignore[attr-defined]
+    # (A run that ends in a usage error records nothing: pytester leaves no recorder then.)
+    for report in recorder.getreports("pytest_runtest_logreport") if hasattr(recorder, "getreports") else []:
         outcome = _outcome(report)
         if outcome is not None:
             outcomes[report.nodeid] = outcome
