@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 import orjson
 import pytest
 
+from ..core.io import read_bytes
 from ..core.naming import escape_name
 from ..core.rubric import CANNOT_DETERMINE, DETERMINISTIC, FAIL, PASS, Status
 from ..core.text import wire_safe
@@ -31,6 +32,7 @@ from ..report.gates import (
     regression_text,
     requirement_text,
 )
+from ..report.html import first_text, is_html_page
 from ..report.output import replace_file
 from ..report.summary import (
     EvalSummary,
@@ -43,6 +45,7 @@ from ..report.summary import (
 from ._compat import bestrelpath
 from .facts import ITEM_KEYWORD, ItemFacts
 from .items import LineItem
+from .options import usage_error
 from .outcomes import VerdictFailed, VerdictUndetermined, markers_for, raise_for
 from .settings import Settings
 from .summary import Tally
@@ -50,7 +53,7 @@ from .summary import Tally
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
-__all__ = ["GATE_NODE", "MARKER", "GateItem", "Gates"]
+__all__ = ["GATE_NODE", "MARKER", "GateItem", "Gates", "check_summary_paths"]
 
 #: The node the requirement and regression items belong to.
 GATE_NODE: Final = "session-eval"
@@ -395,3 +398,31 @@ def _failing(files: frozenset[str], items: list[pytest.Item], counted: Tally) ->
             continue
         failing.setdefault(str(facts.dimension), {})[_plain_node_id(item)] = None
     return {dimension: list(node_ids) for dimension, node_ids in failing.items()}
+
+
+def check_summary_paths(settings: Settings) -> None:
+    """The JSON summary replaces only a summary (or an empty file), and the Markdown one is
+    appended only to text that is neither JSON nor a page: never to a journal, data or a
+    report that happens to be at the path given."""
+    for path, flag in (
+        (settings.summary_path, "--session-eval-summary"),
+        (settings.markdown_path, "--session-eval-markdown"),
+    ):
+        if path is None:
+            continue
+        try:
+            head = first_text(read_bytes(path, 1 << 16))
+        except OSError:  # missing (it is new) or unreadable (writing it says so)
+            continue
+        if not head:
+            continue
+        if flag == "--session-eval-summary" and b'"summary_kind"' not in head:
+            what = "a session-eval summary"
+        elif flag == "--session-eval-markdown" and (head.startswith((b"{", b"[")) or is_html_page(head)):
+            what = "Markdown or plain text"
+        else:
+            continue
+        raise usage_error(
+            flag,
+            f"{path}: exists and is not {what}; the summary would destroy it: give another path, or remove the file",
+        )

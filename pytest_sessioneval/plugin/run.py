@@ -28,7 +28,7 @@ from . import html_columns
 from ._compat import index_teardown_reports
 from .collection import data_file_node_id
 from .files import absolute
-from .gates import Gates
+from .gates import Gates, check_summary_paths
 from .input_warnings import issue_warning_at, warn_problems
 from .journal_file import JournalFile
 from .journals import StoredJournal
@@ -79,6 +79,7 @@ class SessionEvalRun:
         settings = self.settings
         index_teardown_reports(config.pluginmanager.getplugin("terminalreporter"))
         check_output_paths(settings)
+        check_summary_paths(settings)
         self.dry_run = runs_no_item(config)
         self.tally.files = self.gates.files = frozenset(located(config, path) for path in settings.collected_paths())
         html_columns.add_files(config, self.tally.files)

@@ -98,8 +98,10 @@ def test_the_requirements_gate_decides_the_exit_status_by_the_requirements(
     metrics = gate_health_metrics(project_metrics, "pppf")
     pytester.makepyfile(test_other="def test_other():\n    assert False\n")
     args = ["--session-eval", str(metrics), "--session-eval-require", requirement, *extra]
-    gated = pytester.runpytest(*args, "--session-eval-gate", "requirements", "--junitxml", "junit.xml")
+    reports = ("--junitxml", "junit.xml", "--json-report", "--json-report-file", "report.json")
+    gated = pytester.runpytest(*args, "--session-eval-gate", "requirements", *reports)
     assert gated.ret == exit_status, gated.stdout.str()
+    assert json.loads((pytester.path / "report.json").read_text())["exitcode"] == exit_status
     assert pytester.runpytest(*args).ret == 1  # the default: any failed item fails the run
     if not extra:
         assert outcomes(gated)["metrics/sessions.jsonl::s3[gate-health]"] == "failed"  # its true outcome, still
@@ -149,7 +151,11 @@ def test_a_baseline_with_the_same_data_passes_and_a_real_drop_fails(
         ]
     )
     after = gate_health_metrics(project_metrics, "p" * 8 + "f" * 12, "after")
+    with (pytester.path / "eval.jsonl").open("a") as journal:
+        journal.write('{"record_kind": "session-eval", "run_id": "torn\n')  # skipped, and said
     dropped = pytester.runpytest("--session-eval", str(after), "--session-eval-baseline", baseline, "-rA")
+    if baseline == "eval.jsonl":
+        dropped.stdout.fnmatch_lines(["*SessionEvalInputWarning: eval.jsonl:21: *"])
     items = gate_items(dropped)
     assert items["session-eval::regression[gate-health]"] == "failed"
     assert items["session-eval::regression[efficiency-kpis]"] == "xfailed"  # never graded: n = 0 on both sides
@@ -291,3 +297,31 @@ def test_selection_narrows_what_a_requirement_counts_and_says_so(
             str(tests_alone), "-o", f"session_eval_paths={metrics}", "-o", "session_eval_require=gate-health>=0.8"
         )
     ) == {"test_other.py::test_other": "passed"}
+
+
+def test_a_journal_given_as_input_is_held_to_requirements_by_its_latest_records(
+    pytester: pytest.Pytester, project_metrics: MetricsWriter
+) -> None:
+    args = [
+        "--session-eval-require",
+        "gate-health>=0.7",
+        "--session-eval-model-id",
+        "m",
+        "--session-eval-journal",
+        "eval.jsonl",
+    ]
+    first = gate_health_metrics(project_metrics, "ppff", "first")
+    pytester.runpytest("--session-eval", str(first), *args, "--session-eval-timestamp", "2026-08-01T00:00:00Z")
+    again = gate_health_metrics(project_metrics, "pppf", "again")  # the same sessions, scored later: s2 passes
+    from_sessions = pytester.runpytest(
+        "--session-eval", str(again), *args, "--session-eval-timestamp", "2026-08-02T00:00:00Z"
+    )
+    from_journal = pytester.runpytest(
+        "--session-eval", "eval.jsonl", "--session-eval-require", "gate-health>=0.7", "-rA"
+    )
+    assert (
+        gate_items(from_sessions) == gate_items(from_journal) == {"session-eval::require[gate-health>=0.7]": "passed"}
+    )
+    from_journal.stdout.fnmatch_lines(["*the pass rate 0.75 (n = 4, 95% CI *) is at least 0.7"])
+    missed = pytester.runpytest("--session-eval", "eval.jsonl", "--session-eval-require", "gate-health>=0.8", "-rA")
+    missed.stdout.fnmatch_lines(["*is below 0.8; failing: eval.jsonl::s3-eval-20260802T000000Z[[]gate-health[]]"])
