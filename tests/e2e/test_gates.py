@@ -241,6 +241,10 @@ def test_requirement_and_regression_items_report_the_same_under_xdist(
     assert (pytester.path / "summary.md").read_text() == f"{serial_markdown}\n{serial_markdown}"  # appended
     gated = [line for line in serial.stdout.lines if line.startswith(("requirement ", "regression "))]
     assert gated == [line for line in xdist.stdout.lines if line.startswith(("requirement ", "regression "))]
+    assert serial.ret == xdist.ret == 1  # gate-health>=0.8 is missed
+    met = ["--session-eval-require", "process-safety>=0.5", "--session-eval-gate", "requirements", "-n", "2"]
+    gated_xdist = pytester.runpytest("--session-eval", str(metrics), *met)
+    assert gated_xdist.ret == 0 and outcomes(gated_xdist)["metrics/sessions.jsonl::s3[gate-health]"] == "failed"
     assert [line.split(":")[0] for line in gated] == [
         "requirement gate-health>=0.8",
         "requirement process-safety>=0.5",
