@@ -75,6 +75,19 @@ def session(
     return record
 
 
+def gate_health_metrics(write: MetricsWriter, verdicts: str, directory: str = "metrics") -> Path:
+    """One session a day per letter of ``verdicts``, whose gate-health is ``p`` pass (its last
+    full gate exits 0), ``f`` fail (exits 2) or ``u`` cannot-determine (waves ran, no full
+    gate); sessions ``s0``, ``s1``... -> the metrics directory."""
+    sessions, events = [], []
+    for number, verdict in enumerate(verdicts):
+        day = f"2026-{7 + number // 28:02d}-{1 + number % 28:02d}"
+        sessions.append(session(f"s{number}", f"{day}T09:00:00Z", f"{day}T10:00:00Z", total_files_changed=2, waves=[1]))
+        if verdict != "u":
+            events.append(gate(f"{day}T09:30:00Z", 0 if verdict == "p" else 2, variant="full-gate"))
+    return write(sessions, events, directory)
+
+
 def gate(timestamp: str, exit_code: Any = 0, variant: str | None = None, passed: bool = True) -> dict[str, Any]:
     event: dict[str, Any] = {
         "event": "orchestrator.quality_gate.passed" if passed else "orchestrator.quality_gate.failed",

@@ -14,6 +14,7 @@ import pytest
 from ..core.text import wire_safe
 from . import html_columns
 from .collection import add_collection_args, remember_default_args
+from .gates import MARKER, GateItem
 from .inifile import note_missed_ini_files
 from .items import LineItem
 from .options import OPTIONS, add_options, naming_options_as_given, on_command_line
@@ -32,6 +33,7 @@ __all__ = [
 _MARKERS = (
     "deterministic: a deterministic rubric dimension of a scored session",
     "judge: an advisory, uncalibrated judge dimension of a scored session",
+    f"{MARKER}: a requirement or regression item of the session evaluation, judging a dimension's pass rate",
 )
 
 
@@ -78,6 +80,6 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(optionalhook=True)
 def pytest_json_runtest_metadata(item: pytest.Item, call: pytest.CallInfo[None]) -> dict[str, Any] | None:
     """pytest-json-report: each item's verdict under ``metadata.session_eval``."""
-    if isinstance(item, LineItem):
+    if isinstance(item, (LineItem, GateItem)):
         return {"session_eval": wire_safe(item.metadata())}  # the same with and without xdist
     return None

@@ -136,6 +136,8 @@ def refuse_overwriting_inputs(config: pytest.Config, settings: Settings) -> None
     inputs += [(e, "an events file") for e in settings.sources.values() if e is not None]
     # A rubric's text is read too: its sha256 goes into every record.
     inputs += [(rubric.text_path, f"the text of rubric {version}") for version, rubric in settings.rubrics.items()]
+    if settings.baseline_path is not None:
+        inputs.append((settings.baseline_path, "the --session-eval-baseline"))
     data = {file_identity(path): what for path, what in inputs}
     given = how_given(config, "--session-eval")
     journals = {file_identity(p): f"a journal given to {given}" for p in settings.report_journals}
@@ -155,14 +157,32 @@ def refuse_overwriting_inputs(config: pytest.Config, settings: Settings) -> None
             raise usage_error(
                 "--session-eval-html", f"{settings.html_path} is {what} of this run; the page would replace it"
             )
+    summaries = [
+        (path, flag)
+        for path, flag in (
+            (settings.summary_path, "--session-eval-summary"),
+            (settings.markdown_path, "--session-eval-markdown"),
+        )
+        if path is not None
+    ]
+    for path, flag in summaries:
+        what = data.get(file_identity(path)) or journals.get(file_identity(path))
+        if what:
+            raise usage_error(flag, f"{path} is {what} of this run; the summary would be written into it")
     writes = [
         (path, flag)
         for path, flag in (
             (settings.journal_path, "--session-eval-journal"),
             (settings.html_path, "--session-eval-html"),
+            *summaries,
         )
         if path is not None
     ]
+    written: dict[object, str] = {}
+    for path, flag in writes:
+        other = written.setdefault(file_identity(path), flag)
+        if other != flag:
+            raise usage_error(flag, f"{path} is also the {other} of this run; give each its own file")
     # The reports other plugins write: one file cannot be two outputs, nor an input.
     reports = {file_identity(Path(where)): (what, where) for where, what in other_reports(config)}
     for path, flag in writes:

@@ -172,6 +172,52 @@ OPTIONS: tuple[Option, ...] = (
         "string",
         "VERSION",
     ),
+    Option(
+        "--session-eval-require",
+        "session_eval_require",
+        "require a dimension's pass rate over the sessions scored to be at least RATE, as an item "
+        "session-eval::require[DIM>=RATE] (e.g. gate-health>=0.8); repeatable",
+        "list",
+        "DIM>=RATE",
+    ),
+    Option(
+        "--session-eval-require-bound",
+        "session_eval_require_bound",
+        "what a requirement judges: estimate (the pass rate; default) or lower (the lower bound of its "
+        "Wilson interval at 95 percent confidence)",
+        "string",
+        "BOUND",
+    ),
+    Option(
+        "--session-eval-gate",
+        "session_eval_gate",
+        "what decides the exit status: all (default: any failed item) or requirements (the requirement and "
+        "regression items; session items keep their outcomes)",
+        "string",
+        "GATE",
+    ),
+    Option(
+        "--session-eval-baseline",
+        "session_eval_baseline",
+        "an eval journal or JSON summary of an earlier run: one item per dimension fails on a significant drop "
+        "of its pass rate",
+        "path",
+        "PATH",
+    ),
+    Option(
+        "--session-eval-markdown",
+        "session_eval_markdown",
+        "append the per-dimension summary as Markdown tables to PATH (such as $GITHUB_STEP_SUMMARY)",
+        "path",
+        "PATH",
+    ),
+    Option(
+        "--session-eval-summary",
+        "session_eval_summary",
+        "write the per-dimension summary as JSON to PATH (--session-eval-baseline reads it)",
+        "path",
+        "PATH",
+    ),
 )
 
 

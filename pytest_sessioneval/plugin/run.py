@@ -22,16 +22,19 @@ from ..core.engine import (
     evaluate,
 )
 from ..core.rubric import RubricError
+from ..report.baseline import BaselineError, read_baseline
+from ..report.summary import summary_dict
 from . import html_columns
 from ._compat import index_teardown_reports
 from .collection import data_file_node_id
 from .files import absolute
+from .gates import Gates, check_summary_paths
 from .input_warnings import issue_warning_at, warn_problems, warn_unreadable_timestamps
 from .journal_file import JournalFile
 from .journals import StoredJournal
 from .judging import ask_judges, judged_for_workers, take_judged_from_controller
 from .options import how_given, naming_options_as_given, runs_no_item, usage_error
-from .outputs import check_output_paths, located, write_outputs
+from .outputs import check_output_paths, fail, located, write_outputs
 from .sessions_file import SessionsFile
 from .settings import Settings
 from .summary import Tally, write_summary
@@ -52,7 +55,10 @@ class SessionEvalRun:
         self.journals: dict[Path, StoredJournal] = {}
         self.messages: list[str] = list(settings.notes)  # what the summary says besides the table
         self.tally = Tally()
+        self.gates = Gates(settings)  # the requirement and regression items, and the exit status they decide
         self.dry_run = False  # --co, --setup-only or --setup-plan: no item runs
+        self.session: pytest.Session | None = None
+        self.finished = False
 
     def for_workers(self) -> dict[str, Any]:
         """What every xdist worker gets: the eval timestamp (the clock is read once per run)
@@ -65,6 +71,7 @@ class SessionEvalRun:
     @pytest.hookimpl(tryfirst=True)  # before xdist starts its workers, which need the judge verdicts
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Read and score every input once, before collection; input errors are usage errors."""
+        self.session = session
         with naming_options_as_given(session.config):
             self._start(session.config)
 
@@ -72,8 +79,9 @@ class SessionEvalRun:
         settings = self.settings
         index_teardown_reports(config.pluginmanager.getplugin("terminalreporter"))
         check_output_paths(settings)
+        check_summary_paths(settings)
         self.dry_run = runs_no_item(config)
-        self.tally.files = frozenset(located(config, path) for path in settings.collected_paths())
+        self.tally.files = self.gates.files = frozenset(located(config, path) for path in settings.collected_paths())
         html_columns.add_files(config, self.tally.files)
         try:
             self._read(config)
@@ -81,6 +89,7 @@ class SessionEvalRun:
             raise usage_error("--session-eval-rubric", str(exc)) from None
         except OSError as exc:
             raise pytest.UsageError(f"--session-eval: cannot read {exc.filename}: {exc.strerror or exc}") from None
+        self._read_baseline()
         self._warn_input_problems(config)
         if settings.verify_path is not None:
             return
@@ -120,6 +129,21 @@ class SessionEvalRun:
                 self.without_latest[sessions] = exc
         if self.without_latest and len(self.without_latest) == len(settings.sources):
             raise usage_error("--session-eval-latest", "; ".join(map(str, self.without_latest.values())))
+
+    def _read_baseline(self) -> None:
+        """The baseline's counts, read on every process (the regression items are judged where
+        they are collected); a baseline that cannot serve is a usage error."""
+        settings = self.settings
+        if settings.baseline_path is None:
+            return
+        try:
+            self.gates.baseline = read_baseline(settings.baseline_path, settings.rubric.version, settings.rubric.sha256)
+        except BaselineError as exc:
+            raise usage_error("--session-eval-baseline", str(exc)) from None
+        except OSError as exc:
+            raise usage_error(
+                "--session-eval-baseline", f"{settings.baseline_path}: cannot be read ({exc.strerror or exc})"
+            ) from None
 
     def _check_named_sessions(self, config: pytest.Config) -> None:
         """Every session ``--session-eval-session`` names is in the files, and in the date range."""
@@ -169,6 +193,8 @@ class SessionEvalRun:
         for journal in self.journals.values():
             if not journal.verify:  # (re-verified, such a line is a failed item, not a line skipped)
                 warn_problems(journal.problems, start, warn)
+        if self.gates.baseline is not None:
+            warn_problems(self.gates.baseline.problems, start, warn)
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
         path = absolute(file_path)
@@ -181,18 +207,41 @@ class SessionEvalRun:
             return SessionsFile.from_parent(parent, path=file_path, nodeid=nodeid, evaluation=self.evaluations[path])
         return None
 
+    @pytest.hookimpl(tryfirst=True)  # before -k, -m and --lf select: they select these items too
+    def pytest_collection_modifyitems(self, session: pytest.Session, items: list[pytest.Item]) -> None:
+        self.gates.add_items(session, items)
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.gates.judge(session.items)
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if not self.dry_run:
             self.tally.add(report)
+            self.gates.add_report(report)
 
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        self.gates.add_collect_report(report)
+
+    @pytest.hookimpl(tryfirst=True)  # before pytest-json-report reads the exit status
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        """Write the journal and the HTML report: once, by the controller.
+        """Decide a gated run's exit status; write the journal, the HTML report and the
+        summaries: once, by the controller.
 
         A run that runs no item (``--co``, ``--setup-only``, ``--setup-plan``) writes nothing.
         """
-        if is_worker(session.config) or self.dry_run:
+        self._finish(session)
+
+    def _finish(self, session: pytest.Session) -> None:
+        if is_worker(session.config) or self.dry_run or self.finished:
             return
+        self.finished = True
+        self.gates.decide_exit(session)
         self.messages.extend(write_outputs(session, self.settings, self.evaluations, self.tally))
+        if self.settings.summary_path is not None or self.settings.markdown_path is not None:
+            written = self.gates.write(session.config, self.gates.summary(self.tally))
+            self.messages.extend(written)
+            if any(message.startswith("ERROR") for message in written):
+                fail(session)
         if self.scored_none and not self.settings.allow_empty and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED  # a green run must have scored something
 
@@ -204,6 +253,17 @@ class SessionEvalRun:
             and bool(self.evaluations)
             and not any(evaluation.scored for evaluation in self.evaluations.values())
         )
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_json_modifyreport(self, json_report: dict[str, Any]) -> None:
+        """pytest-json-report: the per-dimension summary at the root, under ``session_eval``, and
+        the exit status as a gated run decides it."""
+        session = self.session
+        if session is None or is_worker(session.config) or self.dry_run or self.settings.verify_path is not None:
+            return
+        self._finish(session)
+        json_report["exitcode"] = int(session.exitstatus)
+        json_report["session_eval"] = summary_dict(self.gates.summary(self.tally))
 
     def pytest_terminal_summary(self, terminalreporter: Any, config: pytest.Config) -> None:
         if is_worker(config) or self.dry_run:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,6 +25,7 @@ from ..core.values import JS_WHITESPACE, is_blank
 from ..judge import Judge
 from ..records.journal import foreign_to_journal, is_journal
 from ..records.schema import MODEL_SOURCES
+from ..report.gates import BOUNDS, GATES, Bound, Gate, Requirement, parse_requirement
 from ..rubrics import RUBRIC_V1
 from .files import absolute, file_identity, path_kind, readable_file, writable_file
 from .hook_calls import judges, registered_rubrics
@@ -51,7 +53,8 @@ class Settings:
     ``sessions_given``: every place a sessions file was given (a file reached twice is
     scored once, but each place it was given is an input); ``report_journals``: the
     journals given as input, shown as they are; ``notes``: what the summary says of the
-    options themselves.
+    options themselves; ``requirements`` and ``baseline_path``: what the run is gated on
+    (``gate``: whether only that decides its exit status).
     """
 
     sources: Mapping[Path, Path | None]
@@ -71,6 +74,12 @@ class Settings:
     check_every_event_line: bool
     allow_empty: bool = False
     notes: tuple[str, ...] = ()
+    requirements: tuple[Requirement, ...] = ()
+    require_bound: Bound = "estimate"
+    gate: Gate = "all"
+    baseline_path: Path | None = None
+    markdown_path: Path | None = None
+    summary_path: Path | None = None
 
     def collected_paths(self) -> list[Path]:
         """The files that become pytest collectors (re-verification collects only its journal)."""
@@ -124,6 +133,7 @@ def read_settings(config: pytest.Config) -> Settings | None:
         raise usage_error("--session-eval-handle", "is blank; leave it out for an anonymised record")
     html = option_value(config, "--session-eval-html")
     html_path = writable_file("--session-eval-html", html) if html is not None and not is_worker(config) else None
+    gating = _gating(config, rubrics[version], verify=bool(verify))
     settings = Settings(
         sources=sources,
         sessions_given=tuple(sessions_given),
@@ -142,6 +152,7 @@ def read_settings(config: pytest.Config) -> Settings | None:
         check_every_event_line=not option_value(config, "--session-eval-fast-events"),
         allow_empty=bool(option_value(config, "--session-eval-allow-empty")),
         notes=notes,
+        **gating,
     )
     refuse_overwriting_inputs(config, settings)
     return settings
@@ -183,6 +194,80 @@ def _journal_to_verify(config: pytest.Config, verify: Path, journals: list[Path]
             "re-verification appends no record; append in a run without --session-eval-verify",
         )
     return verify_path
+
+
+_GATING = (
+    "--session-eval-require",
+    "--session-eval-require-bound",
+    "--session-eval-gate",
+    "--session-eval-baseline",
+    "--session-eval-markdown",
+    "--session-eval-summary",
+)
+
+
+def _gating(config: pytest.Config, rubric: Rubric, *, verify: bool) -> dict[str, Any]:
+    """The requirements, the baseline and the gate, checked, with the summary files to write.
+
+    Re-verification judges no pass rate: one of these typed for it is a mistake; set in the
+    ini file, they are left out of it.
+    """
+    if verify:
+        given = [flag for flag in _GATING if typed(config, flag)]
+        if given:
+            raise usage_error(
+                given[0],
+                f"does not apply to re-verification ({how_given(config, '--session-eval-verify')}), which "
+                "judges no pass rate; use it in a run that scores sessions",
+            )
+        return {}
+    requirements: list[Requirement] = []
+    for text in option_value(config, "--session-eval-require") or []:
+        try:
+            requirement = parse_requirement(text)
+        except ValueError as exc:
+            raise usage_error("--session-eval-require", str(exc)) from None
+        if requirement.dimension not in rubric.dimension_ids:
+            advisory = (
+                " is a judge dimension: advisory and uncalibrated, it never decides an outcome"
+                if requirement.dimension in rubric.judge_ids
+                else " is no dimension of it"
+            )
+            raise usage_error(
+                "--session-eval-require",
+                f"{text!r}: {requirement.dimension!r}{advisory}; the dimensions of {rubric.version} are "
+                f"{', '.join(rubric.dimension_ids)}",
+            )
+        if any(other.text == requirement.text for other in requirements):
+            raise usage_error("--session-eval-require", f"{requirement.text} is given twice")
+        requirements.append(requirement)
+    bound = option_value(config, "--session-eval-require-bound")
+    bound = "estimate" if bound is None else bound  # an empty one typed is none of them
+    if bound not in BOUNDS:
+        raise usage_error("--session-eval-require-bound", f"{bound!r} is not one of {', '.join(BOUNDS)}")
+    gate = option_value(config, "--session-eval-gate")
+    gate = "all" if gate is None else gate
+    if gate not in GATES:
+        raise usage_error("--session-eval-gate", f"{gate!r} is not one of {', '.join(GATES)}")
+    baseline = option_value(config, "--session-eval-baseline")
+    baseline_path = readable_file("--session-eval-baseline", baseline) if baseline is not None else None
+    if gate == "requirements" and not requirements and baseline_path is None:
+        raise usage_error(
+            "--session-eval-gate",
+            "requirements: no requirement (--session-eval-require) nor baseline (--session-eval-baseline) is "
+            "given, so nothing would decide the exit status; give one, or leave the gate out",
+        )
+    outputs: dict[str, Path | None] = {}
+    for flag, key in (("--session-eval-markdown", "markdown_path"), ("--session-eval-summary", "summary_path")):
+        given = option_value(config, flag)
+        outputs[key] = writable_file(flag, given) if given is not None and not is_worker(config) else None
+    return {
+        "requirements": tuple(requirements),
+        "require_bound": bound,
+        "gate": gate,
+        "baseline_path": baseline_path,
+        **outputs,
+    }
 
 
 _DAY_MS = 86_400_000

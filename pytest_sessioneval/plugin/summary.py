@@ -67,23 +67,33 @@ class Tally:
         """Count one item of a data file, from the report that decides its outcome."""
         if not report.user_properties or ITEM_KEYWORD not in report.keywords or not _decisive(report):
             return
-        if report.location[0] not in self.files:
+        self.count(report.location, report.nodeid, report.outcome, report.user_properties)
+
+    def add_item(self, item: pytest.Item, nodeid: str) -> None:
+        """Count one item of a data file by the facts it will report (``nodeid``: as reported):
+        what its report would count once it runs."""
+        self.count(item.location, nodeid, "", item.user_properties)
+
+    def count(
+        self, location: tuple[str, int | None, str], nodeid: str, outcome: str, properties: list[tuple[str, Any]]
+    ) -> None:
+        if location[0] not in self.files:
             return
-        facts = ItemFacts.from_properties(report.user_properties)
+        facts = ItemFacts.from_properties(properties)
         if facts is None:
             return
         if facts.kind == "verified-record":
-            self.verified_records[report.nodeid] = report.outcome
+            self.verified_records[nodeid] = outcome
             return
         if facts.kind == "unreadable":
-            self.unreadable_records.add(report.nodeid)
+            self.unreadable_records.add(nodeid)
             return
         if facts.kind == "verified":
-            self.verification[report.nodeid] = report.outcome
+            self.verification[nodeid] = outcome
             return
         if facts.kind in ("verdict", "stored"):
             stored = facts.kind == "stored"
-            key = (report.location[0], str(facts.session_id) if stored else _session_part(report))
+            key = (location[0], str(facts.session_id) if stored else _session_part(location))
             dimension, status, judge = facts.dimension, facts.status, facts.method == JUDGE
             ran = (self.judged if judge else self.sessions).setdefault(key, set())
             # An item reported again (--dist each, a path given twice with --keep-duplicates)
@@ -102,15 +112,15 @@ class Tally:
             if not repeated:
                 (self.judge_counts if judge else self.counts)[dimension][status] += 1
                 if not judge:
-                    self.file_counts[report.location[0]][dimension][status] += 1
+                    self.file_counts[location[0]][dimension][status] += 1
                 if not judge and status in (NOT_APPLICABLE, CANNOT_DETERMINE):
                     self.causes[dimension][(status, facts.cause)] += 1
             if facts.scored_on_request is not None:
                 self.on_request[key] = facts.scored_on_request
         elif facts.kind == "not-scored":
-            self.not_scored.add((report.location[0], _session_part(report)))
+            self.not_scored.add((location[0], _session_part(location)))
         elif facts.kind == "no-session-id":
-            self.unidentified.add(report.nodeid)
+            self.unidentified.add(nodeid)
 
     def ran_any(self, file: str, session_id: str) -> set[str]:
         """The dimensions, deterministic and judge, of this scored session whose items ran:
@@ -148,6 +158,10 @@ class Tally:
             or self.verified_records
             or self.unreadable_records
         )
+
+    def deterministic_counts(self) -> dict[str, Counter[str]]:
+        """Per rubric dimension, how many sessions had each status: the table's counts."""
+        return self._with_stored(self.counts, judge=False)
 
     def _with_stored(self, counts: dict[str, Counter[str]], judge: bool) -> dict[str, Counter[str]]:
         merged: dict[str, Counter[str]] = defaultdict(Counter, {d: Counter(c) for d, c in counts.items()})
@@ -247,9 +261,9 @@ def _label(text: str) -> str:
     return text if text.isprintable() else escape_name(text)
 
 
-def _session_part(report: pytest.TestReport) -> str:
+def _session_part(location: tuple[str, int | None, str]) -> str:
     """The escaped session id an item of a sessions file is named by (``<session>[<dim>]``)."""
-    return str(report.location[2]).partition("[")[0]
+    return str(location[2]).partition("[")[0]
 
 
 def _ordered(counts: Mapping[str, object], order: tuple[str, ...]) -> list[str]:
@@ -288,7 +302,8 @@ def write_summary(terminalreporter: Any, config: pytest.Config, run: SessionEval
     looked_past = _looked_past_lines(config, run)
     left_out = _left_out_lines(config, run)
     scored_none = _scored_none_line(config, run)
-    told = (run.messages, skipped, stamps, looked_past, left_out, scored_none)
+    gated = run.gates.lines()
+    told = (run.messages, skipped, stamps, looked_past, left_out, scored_none, gated)
     if run.tally.empty and not any(told):
         return  # none of its items ran (say, only policy items were selected): nothing to sum up
     terminalreporter.write_sep("=", "session evaluation")
@@ -297,6 +312,8 @@ def write_summary(terminalreporter: Any, config: pytest.Config, run: SessionEval
         items = sum(len(evaluation.scored) for evaluation in run.evaluations.values()) * len(rubric.dimensions)
         for line in run.tally.lines(rubric.dimension_ids, rubric.version, rubric.judge_ids, rubric.causes, items):
             terminalreporter.write_line(line)
+    for line in gated:
+        terminalreporter.write_line(line)
     for line in left_out:
         terminalreporter.write_line(line, yellow=True)
     if skipped:

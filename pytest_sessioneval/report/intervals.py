@@ -11,6 +11,10 @@ labelled ``n = 1, no interval``. Two dimensions are ranked against each other
 only when both have an interval and the intervals do not overlap. There is no
 figure across dimensions here, by design (aiat-llm-eval/1.0).
 
+Two pass rates of one dimension (this run against a baseline) are compared by the
+95% interval of their difference: Newcombe's hybrid score interval (method 10 of
+Newcombe 1998), built from the two Wilson intervals.
+
 Pure: no pytest, no clock, no I/O.
 """
 
@@ -28,6 +32,7 @@ __all__ = [
     "DimensionRate",
     "format_interval",
     "format_rate",
+    "newcombe_interval",
     "overlaps",
     "ranked_pairs",
     "ranking_note",
@@ -59,6 +64,31 @@ def wilson_interval(successes: int, n: int, z: float = Z_95) -> tuple[float, flo
     low = 0.0 if successes == 0 else max(0.0, centre - half)
     high = 1.0 if successes == n else min(1.0, centre + half)
     return low, high
+
+
+def newcombe_interval(
+    successes: int, n: int, other_successes: int, other_n: int, z: float = Z_95
+) -> tuple[float, float] | None:
+    """The 95% interval ``(low, high)`` for ``successes / n - other_successes / other_n``;
+    ``None`` when either ``n`` is 0.
+
+    Newcombe's hybrid score interval without continuity correction (R. G. Newcombe,
+    "Interval estimation for the difference between independent proportions: comparison
+    of eleven methods", Statistics in Medicine 17:873-890, 1998, method 10): each side
+    of the difference takes the distance to the Wilson bounds of both proportions. It
+    stays inside ``[-1, 1]`` and, for equal proportions, always contains 0.
+
+    Raises ``ValueError`` as ``wilson_interval`` does.
+    """
+    first, second = wilson_interval(successes, n, z), wilson_interval(other_successes, other_n, z)
+    if first is None or second is None:
+        return None
+    p1, p2 = successes / n, other_successes / other_n
+    (l1, u1), (l2, u2) = first, second
+    difference = p1 - p2
+    low = difference - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
+    high = difference + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
+    return max(-1.0, low), min(1.0, high)
 
 
 NO_RATE: Final = "n = 0, no pass rate"

@@ -1,4 +1,5 @@
-"""Pass rates and their 95% Wilson intervals: known values, labels, and when dimensions rank."""
+"""Pass rates and their 95% Wilson intervals: known values, labels, and when dimensions rank;
+the difference of two pass rates and its 95% Newcombe interval."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pytest_sessioneval.report.intervals import (
     DimensionRate,
     format_interval,
     format_rate,
+    newcombe_interval,
     overlaps,
     ranked_pairs,
     ranking_note,
@@ -141,3 +143,41 @@ def test_ranking_note_names_only_distinguishable_pairs() -> None:
 )
 def test_format_interval(passes: int, fails: int, text: str) -> None:
     assert format_interval(passes, fails) == text
+
+
+@pytest.mark.parametrize(
+    ("x1", "n1", "x2", "n2", "low", "high"),
+    [
+        # Newcombe (1998), Statistics in Medicine 17:873-890, Table II, examples (a) to (h),
+        # method 10 (score interval for the difference, no continuity correction), to 4 places.
+        (56, 70, 48, 80, 0.0524, 0.3339),
+        (9, 10, 3, 10, 0.1705, 0.8090),
+        (6, 7, 2, 7, 0.0582, 0.8062),
+        (5, 56, 0, 29, -0.0381, 0.1926),
+        (0, 10, 0, 20, -0.1611, 0.2775),
+        (0, 10, 0, 10, -0.2775, 0.2775),
+        (10, 10, 0, 20, 0.6791, 1.0000),
+        (10, 10, 0, 10, 0.6075, 1.0000),
+    ],
+)
+def test_newcombe_interval_matches_newcombe_1998_table_ii(
+    x1: int, n1: int, x2: int, n2: int, low: float, high: float
+) -> None:
+    interval = newcombe_interval(x1, n1, x2, n2)
+    assert interval is not None
+    assert interval == pytest.approx((low, high), abs=5e-5)
+
+
+def test_newcombe_interval_of_equal_rates_contains_zero_and_mirrors_when_swapped() -> None:
+    for x, n in [(0, 1), (1, 1), (3, 7), (7, 7), (0, 30), (45, 50)]:
+        low, high = newcombe_interval(x, n, x, n) or (1.0, -1.0)
+        assert low < 0 < high, (x, n)
+    forward, backward = newcombe_interval(9, 10, 3, 10), newcombe_interval(3, 10, 9, 10)
+    assert forward is not None and backward is not None
+    assert forward == pytest.approx((-backward[1], -backward[0]))
+
+
+def test_newcombe_interval_needs_a_session_on_each_side() -> None:
+    assert newcombe_interval(0, 0, 3, 4) is None and newcombe_interval(3, 4, 0, 0) is None
+    with pytest.raises(ValueError, match="0 <= successes <= n"):
+        newcombe_interval(5, 4, 1, 2)
