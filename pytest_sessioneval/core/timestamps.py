@@ -22,8 +22,8 @@ A spelling without a zone is UTC; the answer is integer milliseconds since the e
 
 Millions of event timestamps share one shape, ``YYYY-MM-DDTHH:MM:SS.fffZ`` (or without
 ``.fff``). Those take a fast path made of three dictionary look-ups: the ``YYYY-MM-DDTHH:``
-prefix (its value learnt from the full parser the first time it is seen), ``MM:SS`` and
-``fff`` (both tabulated). Any other text goes through the full parser, so the fast path only
+prefix (learnt, for all 24 hours of its day, from the full parser the first time the day
+is seen), ``MM:SS`` and ``fff`` (both tabulated). Any other text goes through the full parser, so the fast path only
 saves work; it never decides.
 """
 
@@ -35,6 +35,7 @@ from typing import Final, NamedTuple
 __all__ = ["parse_timestamp_ms"]
 
 _MS_PER_DAY: Final = 86_400_000
+_MS_PER_HOUR: Final = 3_600_000
 # ECMAScript's time value range: +-100,000,000 days around the epoch.
 _MAX_TIME_MS: Final = 8_640_000_000_000_000
 
@@ -45,7 +46,8 @@ _MAX_TIME_MS: Final = 8_640_000_000_000_000
 # "MM:SS" -> its milliseconds, "fff" -> its milliseconds: every valid spelling, nothing else.
 _MINUTE_SECOND: Final = {f"{m:02d}:{s:02d}": (m * 60 + s) * 1000 for m in range(60) for s in range(60)}
 _MILLIS: Final = {f"{ms:03d}": ms for ms in range(1000)}
-# "YYYY-MM-DDTHH:" (T, t or a space) -> milliseconds of that hour, learnt on first sight.
+# "YYYY-MM-DDTHH:" (T, t or a space) -> milliseconds of that hour, learnt for the whole day
+# from the first of its hours seen.
 _HOURS: dict[str, int] = {}
 _HOURS_LIMIT: Final = 50_000
 # The prefixes the fast path may learn: any minute, second and millisecond after them reads
@@ -92,7 +94,12 @@ def _learn_hour(value: str, parsed: int) -> None:
         millis = millis_or_none
     if len(_HOURS) >= _HOURS_LIMIT:
         _HOURS.clear()
-    _HOURS[value[:14]] = parsed - minute_second - millis
+    # Every hour of a day reads as its first hour plus so many hours, whichever reader took
+    # it: one full parse teaches the fast path the whole day.
+    day = value[:11]
+    midnight = parsed - minute_second - millis - int(value[11:13]) * _MS_PER_HOUR
+    for hour in range(24):
+        _HOURS[f"{day}{hour:02d}:"] = midnight + hour * _MS_PER_HOUR
 
 
 def _parse(value: str) -> int | None:

@@ -11,6 +11,7 @@ fresh spellings is compared with node itself.
 from __future__ import annotations
 
 import json
+import random
 
 import oracle
 import pytest
@@ -116,3 +117,26 @@ class _Text(str):
 )
 def test_only_str_values_parse(value: object) -> None:
     assert parse_timestamp_ms(value) is None
+
+
+def test_a_day_the_fast_path_learnt_reads_every_time_of_it_as_the_full_parser() -> None:
+    # One full parse teaches the fast path all 24 hours of its day; a wrong offset for any
+    # hour, separator or kind of day (leap, rolled over, far years) shows here.
+    rng = random.Random(20)
+    days = [
+        f"{y:04d}-{m:02d}-{d:02d}"
+        for y in (1, 1969, 1970, 2024, 2025, 9999)
+        for m in (1, 2, 12)
+        for d in (1, 28, 29, 30, 31)
+    ]
+    for day in days:
+        for separator in "Tt ":
+            first = f"{day}{separator}{rng.randrange(24):02d}:{rng.randrange(60):02d}:{rng.randrange(60):02d}Z"
+            parse_timestamp_ms(first)
+            for hour in range(24):
+                minute, second, millis = rng.randrange(60), rng.randrange(60), rng.randrange(1000)
+                for text in (
+                    f"{day}{separator}{hour:02d}:{minute:02d}:{second:02d}Z",
+                    f"{day}{separator}{hour:02d}:{minute:02d}:{second:02d}.{millis:03d}z",
+                ):
+                    assert parse_timestamp_ms(text) == _parse(text), text
