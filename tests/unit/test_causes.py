@@ -127,5 +127,8 @@ def test_unreadable_timestamps_are_counted_per_file_and_the_first_named(tmp_path
             2,
             ["e:2 timestamp 'yesterday'", "e:3 timestamp missing"],
         )
-    with pytest.warns(InputWarning, match=r"2 timestamp\(s\) cannot be read.*:2 started_at '2026-07-21 soon'"):
+    with (
+        pytest.warns(InputWarning, match=r"2 timestamp\(s\) cannot be read.*:2 started_at '2026-07-21 soon'"),
+        pytest.warns(InputWarning, match=r"2 timestamp\(s\) cannot be read.*:2 timestamp 'yesterday'"),
+    ):
         score_sessions(tmp_path)

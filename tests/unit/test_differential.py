@@ -23,7 +23,7 @@ from typing import Any
 import oracle
 import pytest
 
-from pytest_sessioneval import score_sessions
+from pytest_sessioneval import InputWarning, score_sessions
 from pytest_sessioneval.core.engine import NoEligibleSession, Selection, evaluate
 from pytest_sessioneval.core.timestamps import parse_timestamp_ms
 
@@ -666,7 +666,8 @@ def test_scenario_boundaries_ties_and_touching_windows(tmp_path: Path) -> None:
         {"event": "orchestrator.destructive_guard.blocked", "timestamp": "2026-07-16T01:00:01.5009Z"},
         {"event": "orchestrator.loop.warning", "timestamp": "2026-07-16T00:00:00Z"},
     ]
-    want, got = _both(*_write(tmp_path, sessions, events))
+    with pytest.warns(InputWarning, match="sessions.jsonl:4 completed_at 'bad'"):
+        want, got = _both(*_write(tmp_path, sessions, events))
     expected = [
         # a: both tied full-gates count for verification (one fails); the first decides gate-health.
         ("a", ("fail", "not-applicable", "pass", "pass", "not-applicable"), None, _kpis(3600)),
@@ -714,7 +715,8 @@ def test_scenario_peers_rewrites_and_missing_events(tmp_path: Path) -> None:
             "agent_summary": {"complete": "3"},
         },
     ]
-    want, got = _both(*_write(tmp_path, sessions, None))
+    with pytest.warns(InputWarning, match="sessions.jsonl:4 completed_at true"):
+        want, got = _both(*_write(tmp_path, sessions, None))
     expected = [
         # x's last line no longer overlaps y, and x's own older line is never a peer.
         (
@@ -734,7 +736,8 @@ def test_scenario_peers_rewrites_and_missing_events(tmp_path: Path) -> None:
     assert [_summary(s) for s in got] == expected
     # Now with y overlapping x's last line as well: the gate dimensions abstain.
     sessions[1]["started_at"] = "2026-07-16T00:59:59.999Z"
-    want, got = _both(*_write(tmp_path, sessions, []))
+    with pytest.warns(InputWarning, match="sessions.jsonl:4 completed_at true"):
+        want, got = _both(*_write(tmp_path, sessions, []))
     assert want[0].statuses == (
         "cannot-determine",
         "cannot-determine",

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from builders import session, write_jsonl, write_raw_lines
 
-from pytest_sessioneval import RUBRIC_V1, Dimension, Rubric, SessionContext, Verdict, score_sessions
+from pytest_sessioneval import RUBRIC_V1, Dimension, InputWarning, Rubric, SessionContext, Verdict, score_sessions
 from pytest_sessioneval.core.events import read_events
 from pytest_sessioneval.core.rubric import RubricError
 from pytest_sessioneval.core.sessions import Window
@@ -68,7 +68,8 @@ def test_a_custom_rubric_scores_with_the_kinds_it_declares(tmp_path: Path) -> No
     write_jsonl(tmp_path / "sessions.jsonl", [session("a")])
     events_file(tmp_path)
     for every_line in (True, False):
-        [scored] = score_sessions(tmp_path, rubric=rubric, check_every_event_line=every_line)
+        with pytest.warns(InputWarning, match="events.jsonl:5 timestamp 'not a time'"):
+            [scored] = score_sessions(tmp_path, rubric=rubric, check_every_event_line=every_line)
         assert (scored.dimensions[0].status, scored.dimensions[0].evidence) == ("fail", "3 agents spawned in window")
 
 

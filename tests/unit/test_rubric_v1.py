@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -9,7 +10,7 @@ import orjson
 import pytest
 from builders import gate, session, write_jsonl
 
-from pytest_sessioneval import Selection, evaluate, score_sessions
+from pytest_sessioneval import InputWarning, Selection, evaluate, score_sessions
 from pytest_sessioneval.core.engine import NoEligibleSession, UnidentifiedRecord
 from pytest_sessioneval.core.timestamps import parse_timestamp_ms
 from pytest_sessioneval.rubrics.rubric_v1 import RUBRIC_V1
@@ -338,25 +339,29 @@ def test_ill_typed_kpi_and_wave_fields_are_named_in_the_evidence(tmp_path: Path)
 
 
 @pytest.mark.parametrize(
-    ("record", "scored"),
+    ("record", "scored", "unreadable"),
     [
-        ({"status": "completed"}, True),
-        ({"status": "abandoned", "completed_at": "x", "agent_summary": {"complete": 3}}, False),
-        ({"completed_at": "2026-07-20T10:00:00Z", "agent_summary": {"complete": 1}}, True),
-        ({"completed_at": "2026-07-20T10:00:00Z", "agent_summary": {"complete": "1"}}, False),
-        ({"completed_at": "2026-07-20T10:00:00Z", "agent_summary": {"complete": 0}}, False),
-        ({"completed_at": "2026-07-20T10:00:00Z", "effectiveness": {"completion_rate": "n/a"}}, True),
-        ({"completed_at": "2026-07-20T10:00:00Z", "effectiveness": {"completion_rate": None}}, False),
-        ({"completed_at": "", "agent_summary": {"complete": 1}}, False),
-        ({"completed_at": " ", "agent_summary": {"complete": 1}}, True),  # truthy in JavaScript, though blank
-        ({"completed_at": 0, "agent_summary": {"complete": 1}}, False),
-        ({"completed_at": [], "agent_summary": {"complete": 1}}, True),
-        ({"status": "running", "agent_summary": {"complete": 1}}, False),
+        ({"status": "completed"}, True, None),
+        ({"status": "abandoned", "completed_at": "x", "agent_summary": {"complete": 3}}, False, "'x'"),
+        ({"completed_at": "2026-07-20T10:00:00Z", "agent_summary": {"complete": 1}}, True, None),
+        ({"completed_at": "2026-07-20T10:00:00Z", "agent_summary": {"complete": "1"}}, False, None),
+        ({"completed_at": "2026-07-20T10:00:00Z", "agent_summary": {"complete": 0}}, False, None),
+        ({"completed_at": "2026-07-20T10:00:00Z", "effectiveness": {"completion_rate": "n/a"}}, True, None),
+        ({"completed_at": "2026-07-20T10:00:00Z", "effectiveness": {"completion_rate": None}}, False, None),
+        ({"completed_at": "", "agent_summary": {"complete": 1}}, False, "''"),
+        ({"completed_at": " ", "agent_summary": {"complete": 1}}, True, "' '"),  # truthy in JavaScript, though blank
+        ({"completed_at": 0, "agent_summary": {"complete": 1}}, False, "0"),
+        ({"completed_at": [], "agent_summary": {"complete": 1}}, True, "[]"),
+        ({"status": "running", "agent_summary": {"complete": 1}}, False, None),
     ],
 )
-def test_eligibility(tmp_path: Path, record: dict[str, Any], scored: bool) -> None:
+def test_eligibility(tmp_path: Path, record: dict[str, Any], scored: bool, unreadable: str | None) -> None:
     write_jsonl(tmp_path / "sessions.jsonl", [{"session_id": "s", **record}])
-    assert bool(score_sessions(tmp_path)) is scored
+    if unreadable is None:
+        assert bool(score_sessions(tmp_path)) is scored
+        return
+    with pytest.warns(InputWarning, match=re.escape(f"sessions.jsonl:1 completed_at {unreadable}")):
+        assert bool(score_sessions(tmp_path)) is scored
 
 
 def test_the_no_evidence_of_work_reason_covers_a_null_completion_rate(tmp_path: Path) -> None:
@@ -517,7 +522,8 @@ def test_a_blank_started_at_takes_no_host_class_even_from_an_event_stamped_alike
     for every in (True, False):
         write_jsonl(tmp_path / "sessions.jsonl", [session("s", stamp)])
         write_jsonl(tmp_path / "events.jsonl", [started])
-        (scored,) = score_sessions(tmp_path, check_every_event_line=every)
+        with pytest.warns(InputWarning, match=re.escape(f"sessions.jsonl:1 started_at {stamp!r}")):
+            (scored,) = score_sessions(tmp_path, check_every_event_line=every)
         assert scored.host_class is None
 
 
