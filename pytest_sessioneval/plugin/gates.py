@@ -317,6 +317,8 @@ class Gates:
                     counts.get(dimension, Counter()),
                     requirements.get(dimension, ()),
                     regressions.get(dimension),
+                    tally.causes.get(dimension),
+                    rubric.causes,
                 )
                 for dimension in order
             ),

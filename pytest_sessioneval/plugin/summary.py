@@ -18,6 +18,7 @@ from ..core.naming import escape_name
 from ..core.rubric import CANNOT_DETERMINE, FAIL, JUDGE, NOT_APPLICABLE, PASS, STATUSES
 from ..core.text import first_few
 from ..report.intervals import DimensionRate, format_rate, ranking_note
+from ..report.summary import told_causes
 from ._compat import bestrelpath
 from .facts import ITEM_KEYWORD, ItemFacts
 from .options import how_given
@@ -240,18 +241,11 @@ class Tally:
     def _cause_lines(self, order: tuple[str, ...], phrases: Mapping[str, str]) -> list[str]:
         """Per dimension and status, the causes of the verdicts that were not decided, most
         frequent first: ``gate-health: 57 cannot-determine: 57 with no full-gate event ...``."""
-        lines = []
-        for dimension in _ordered(self.causes, order):
-            for status in (CANNOT_DETERMINE, NOT_APPLICABLE):
-                found = [(count, cause) for (held, cause), count in self.causes[dimension].items() if held == status]
-                if not found:
-                    continue
-                found.sort(key=lambda pair: (-pair[0], pair[1] or ""))
-                told = "; ".join(
-                    f"{count} {phrases.get(cause, cause) if cause is not None else 'with no cause given'}"
-                    for count, cause in found
-                )
-                lines.append(f"  {_label(dimension)}: {sum(c for c, _ in found)} {status}: {told}")
+        lines = [
+            f"  {_label(dimension)}: {total} {status}: {told}"
+            for dimension in _ordered(self.causes, order)
+            for status, total, told in told_causes(self.causes[dimension], phrases)
+        ]
         return ["Why verdicts were not decided:", *lines] if lines else []
 
 

@@ -20,12 +20,14 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError, model_validator
 
 from ..core.naming import escape_name
+from ..core.rubric import CANNOT_DETERMINE, NOT_APPLICABLE
 from ..records.schema import FORBIDDEN_GLOBAL_SCORE_KEYS, STANDARD_VERSION
 from ..records.schema import _type_every_const as type_every_const
 from .intervals import NO_INTERVAL, NO_RATE, wilson_interval
 
 __all__ = [
     "SUMMARY_KIND",
+    "CauseCount",
     "DimensionSummary",
     "EvalSummary",
     "InvalidSummary",
@@ -34,6 +36,7 @@ __all__ = [
     "StatusCounts",
     "dimension_summary",
     "markdown_cell",
+    "ordered_causes",
     "rate_text",
     "read_summary",
     "signed",
@@ -41,6 +44,7 @@ __all__ = [
     "summary_json",
     "summary_json_schema",
     "summary_markdown",
+    "told_causes",
 ]
 
 SUMMARY_KIND: Final = "session-eval-summary"
@@ -113,6 +117,15 @@ class RegressionResult(_Part):
     high: Difference | None
 
 
+class CauseCount(_Part):
+    """Why some of a dimension's verdicts were not decided: how many had one status and one cause."""
+
+    status: Literal["not-applicable", "cannot-determine"]
+    cause: StrictStr | None = Field(description="the scorer's cause code (rubric-v1: peer-overlap, ...); null: none")
+    count: Annotated[StrictInt, Field(ge=1)]
+    text: Text = Field(description="what the code means, of the sessions it counts: 'without an events file'")
+
+
 class DimensionSummary(_Part):
     """One dimension: counts per status, the pass rate over n = pass + fail and its 95% Wilson interval."""
 
@@ -124,6 +137,11 @@ class DimensionSummary(_Part):
     high: Share | None
     requirements: tuple[RequirementResult, ...] = ()
     regression: RegressionResult | None = None
+    causes: tuple[CauseCount, ...] = Field(
+        default=(),
+        description="the causes of the not-applicable and cannot-determine verdicts scored in this run, "
+        "cannot-determine first, then the most frequent first, as the terminal summary tells them",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> DimensionSummary:
@@ -156,13 +174,48 @@ class EvalSummary(_Part):
         return data
 
 
+# A status and the cause code of some verdicts (``None``: the scorer gave none) -> how many.
+CauseCounts = Mapping[tuple[str, "str | None"], int]
+
+NO_CAUSE: Final = "with no cause given"
+
+
+def ordered_causes(counts: CauseCounts) -> list[tuple[str, str | None, int]]:
+    """The causes counted, as ``(status, code, count)``: cannot-determine before not-applicable,
+    within a status the most frequent first, then by code (a verdict without one last)."""
+    rank = {CANNOT_DETERMINE: 0, NOT_APPLICABLE: 1}
+    found = [(status, code, count) for (status, code), count in counts.items() if count > 0]
+    found.sort(key=lambda entry: (rank.get(entry[0], 2), entry[0], -entry[2], entry[1] is None, entry[1] or ""))
+    return found
+
+
+def cause_text(code: str | None, phrases: Mapping[str, str]) -> str:
+    """What a cause code means (``phrases``: the rubric's), or the code itself when it has no phrase."""
+    if code is None:
+        return NO_CAUSE
+    return phrases.get(code) or code or NO_CAUSE
+
+
+def told_causes(counts: CauseCounts, phrases: Mapping[str, str]) -> list[tuple[str, int, str]]:
+    """Per status, in order, its verdicts counted and their causes told:
+    ``("cannot-determine", 3, "2 whose window overlaps another session's ...; 1 without an events file")``."""
+    told: dict[str, tuple[int, list[str]]] = {}
+    for status, code, count in ordered_causes(counts):
+        total, parts = told.get(status, (0, []))
+        told[status] = (total + count, [*parts, f"{count} {cause_text(code, phrases)}"])
+    return [(status, total, "; ".join(parts)) for status, (total, parts) in told.items()]
+
+
 def dimension_summary(
     dimension: str,
     counts: Mapping[str, int],
     requirements: Sequence[RequirementResult] = (),
     regression: RegressionResult | None = None,
+    causes: CauseCounts | None = None,
+    phrases: Mapping[str, str] | None = None,
 ) -> DimensionSummary:
-    """A dimension's entry from its counts per status."""
+    """A dimension's entry from its counts per status, and the causes of its undecided
+    verdicts (``causes``, told by the rubric's ``phrases``)."""
     passed, failed = counts.get("pass", 0), counts.get("fail", 0)
     n = passed + failed
     interval = wilson_interval(passed, n) if n >= 2 else None
@@ -175,6 +228,12 @@ def dimension_summary(
         high=interval[1] if interval else None,
         requirements=tuple(requirements),
         regression=regression,
+        causes=tuple(
+            CauseCount.model_validate(
+                {"status": status, "cause": code, "count": count, "text": cause_text(code, phrases or {})}
+            )
+            for status, code, count in ordered_causes(causes or {})
+        ),
     )
 
 

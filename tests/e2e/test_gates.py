@@ -9,7 +9,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from builders import DOCS, MetricsWriter, gate_health_metrics
+from builders import DOCS, EXAMPLES, MetricsWriter, gate_health_metrics
 
 REQUIRE = "session-eval::require[gate-health>=0.8]"
 
@@ -329,3 +329,28 @@ def test_a_journal_given_as_input_is_held_to_requirements_by_its_latest_records(
     from_journal.stdout.fnmatch_lines(["*the pass rate 0.75 (n = 4, 95% CI *) is at least 0.7"])
     missed = pytester.runpytest("--session-eval", "eval.jsonl", "--session-eval-require", "gate-health>=0.8", "-rA")
     missed.stdout.fnmatch_lines(["*is below 0.8; failing: eval.jsonl::s3-eval-20260802T000000Z[[]gate-health[]]"])
+
+
+def test_the_summaries_carry_the_causes_the_terminal_tells(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    result = pytester.runpytest(
+        *("--session-eval", str(EXAMPLES / "metrics"), "--session-eval", str(EXAMPLES / "metrics-pre-telemetry")),
+        *("--session-eval-summary", "summary.json", "--json-report", "--json-report-file", "report.json"),
+    )
+    summary = json.loads((pytester.path / "summary.json").read_text())
+    jsonschema.Draft202012Validator(json.loads((DOCS / "eval-summary.schema.json").read_text())).validate(summary)
+    assert json.loads((pytester.path / "report.json").read_text())["session_eval"] == summary
+    told = []  # the terminal's lines, as the summary's causes tell them
+    for entry in summary["dimensions"]:
+        statuses = dict.fromkeys(cause["status"] for cause in entry["causes"])
+        for status in statuses:
+            causes = [cause for cause in entry["causes"] if cause["status"] == status]
+            assert sum(cause["count"] for cause in causes) == entry["counts"][status]
+            parts = "; ".join(f"{cause['count']} {cause['text']}" for cause in causes)
+            told.append(f"  {entry['id']}: {sum(c['count'] for c in causes)} {status}: {parts}")
+    lines = result.stdout.lines
+    start = lines.index("Why verdicts were not decided:") + 1
+    assert len(told) > 5 and lines[start : start + len(told) + 1] == [*told, lines[start + len(told)]]
+    assert not lines[start + len(told)].startswith("  ")  # and no other line of causes
+    causes = {cause["cause"] for entry in summary["dimensions"] for cause in entry["causes"]}
+    assert {"peer-overlap", "no-events-file", "reported"} <= causes

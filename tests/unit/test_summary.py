@@ -25,10 +25,12 @@ from pytest_sessioneval.report.summary import (
     EvalSummary,
     InvalidSummary,
     dimension_summary,
+    ordered_causes,
     read_summary,
     summary_json,
     summary_json_schema,
     summary_markdown,
+    told_causes,
 )
 
 
@@ -294,3 +296,67 @@ def test_a_file_that_cannot_serve_as_a_baseline_says_why(tmp_path: Path, lines: 
     path = write_jsonl(tmp_path / "baseline.jsonl", lines)
     with pytest.raises(BaselineError, match=message):
         read_baseline(path, "rubric-v1", SHA)
+
+
+CAUSE_COUNTS: dict[tuple[str, str | None], int] = {
+    ("not-applicable", "no-waves"): 2,
+    ("cannot-determine", "no-events-file"): 1,
+    ("cannot-determine", None): 1,
+    ("cannot-determine", "peer-overlap"): 3,
+    ("cannot-determine", "unknown-code"): 1,
+}
+
+
+def test_causes_are_ordered_cannot_determine_first_then_the_most_frequent() -> None:
+    assert ordered_causes(CAUSE_COUNTS) == [
+        ("cannot-determine", "peer-overlap", 3),
+        ("cannot-determine", "no-events-file", 1),
+        ("cannot-determine", "unknown-code", 1),
+        ("cannot-determine", None, 1),
+        ("not-applicable", "no-waves", 2),
+    ]
+    phrases = {"peer-overlap": "whose window overlaps", "no-events-file": "without an events file", "no-waves": "idle"}
+    assert told_causes(CAUSE_COUNTS, phrases) == [
+        (
+            "cannot-determine",
+            6,
+            "3 whose window overlaps; 1 without an events file; 1 unknown-code; 1 with no cause given",
+        ),
+        ("not-applicable", 2, "2 idle"),
+    ]
+
+
+def test_the_json_summary_carries_each_cause_counted_and_told() -> None:
+    phrases = {"peer-overlap": "whose window overlaps"}
+    entry = dimension_summary(
+        "gate-health", {"pass": 1, "cannot-determine": 6, "not-applicable": 2}, causes=CAUSE_COUNTS, phrases=phrases
+    )
+    summary = _summary().model_copy(update={"dimensions": (entry,)})
+    written = json.loads(summary_json(summary))
+    jsonschema.Draft202012Validator(_schema()).validate(written)
+    assert read_summary(summary_json(summary)) == summary
+    assert written["dimensions"][0]["causes"][0] == {
+        "status": "cannot-determine",
+        "cause": "peer-overlap",
+        "count": 3,
+        "text": "whose window overlaps",
+    }
+    assert [(c["status"], c["cause"], c["count"]) for c in written["dimensions"][0]["causes"]] == ordered_causes(
+        CAUSE_COUNTS
+    )
+    assert written["dimensions"][0]["causes"][3] == {
+        "status": "cannot-determine",
+        "cause": None,
+        "count": 1,
+        "text": "with no cause given",
+    }
+    for change in ({"count": 0}, {"status": "pass"}, {"text": ""}):
+        refused = json.loads(summary_json(summary))
+        refused["dimensions"][0]["causes"][0].update(change)
+        assert not jsonschema.Draft202012Validator(_schema()).is_valid(refused)
+        with pytest.raises(InvalidSummary, match=re.escape("dimensions[0].causes[0]")):
+            read_summary(json.dumps(refused).encode())
+    earlier = json.loads(summary_json(_summary()))  # a summary written before causes were: read as without any
+    for dimension in earlier["dimensions"]:
+        del dimension["causes"]
+    assert read_summary(json.dumps(earlier).encode()) == _summary()
