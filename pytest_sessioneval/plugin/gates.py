@@ -42,7 +42,7 @@ from ..report.summary import (
     summary_json,
     summary_markdown,
 )
-from ._compat import bestrelpath
+from ._compat import bestrelpath, failure_text
 from .facts import ITEM_KEYWORD, ItemFacts
 from .items import LineItem
 from .options import usage_error
@@ -126,10 +126,11 @@ class GateItem(pytest.Item):
         self.add_marker(getattr(pytest.mark, MARKER))
         self.result: RequirementResult | RegressionResult | None = None
         self.text = ""
+        self.reason = ""  # what decided the result: the figures, without the requirement's name
 
-    def settle(self, result: RequirementResult | RegressionResult, text: str) -> None:
+    def settle(self, result: RequirementResult | RegressionResult, text: str, reason: str) -> None:
         """Give the item its result: its properties, and the marker of its outcome."""
-        self.result, self.text = result, wire_safe(text)
+        self.result, self.text, self.reason = result, wire_safe(text), wire_safe(reason)
         self.user_properties[:] = _properties(self.kind, result)
         for marker in markers_for(_STATUS[result.result], self.text, runxfail=self.config.option.runxfail):
             if marker.name != "deterministic":
@@ -145,7 +146,12 @@ class GateItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, (VerdictFailed, VerdictUndetermined)) and self.result is not None:
-            return f"{self.nodeid}: {self.result.result}\n{self.text}"
+            # The short summary's ``- reason`` (and ``--tb=line``) gives the result and what
+            # decided it: the rate, n, its interval (the node id names the requirement).
+            reason = f"{self.result.result}: {self.reason}"
+            lines = [f"{self.nodeid}: {self.result.result}", *self.text.splitlines()]
+            one_line = self.config.option.tbstyle == "line"
+            return failure_text(self.nodeid, 0, reason, lines, one_line=one_line)  # type: ignore[no-any-return]
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
@@ -229,12 +235,14 @@ class Gates:
                 result = judge_requirement(
                     item.requirement, bound, passed, failed, failing.get(dimension, []), item.nodeid
                 )
-                text = f"{item.requirement.text}: {requirement_text(result)}"
+                reason = requirement_text(result)
+                text = f"{item.requirement.text}: {reason}"
             else:
                 assert self.baseline is not None
                 result = judge_regression(dimension, item.nodeid, self.baseline.pass_fail(dimension), (passed, failed))
-                text = f"{dimension}: {regression_text(result)}"
-            item.settle(result, f"{text}\n{self._counted(dimension, sum(verdicts.values()))}")
+                reason = regression_text(result)
+                text = f"{dimension}: {reason}"
+            item.settle(result, f"{text}\n{self._counted(dimension, sum(verdicts.values()))}", reason)
 
     def _counted(self, dimension: str, selected: int) -> str:
         """Which sessions were counted: said in every result, since selection narrows them."""

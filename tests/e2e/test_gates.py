@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -354,3 +355,46 @@ def test_the_summaries_carry_the_causes_the_terminal_tells(pytester: pytest.Pyte
     assert not lines[start + len(told)].startswith("  ")  # and no other line of causes
     causes = {cause["cause"] for entry in summary["dimensions"] for cause in entry["causes"]}
     assert {"peer-overlap", "no-events-file", "reported"} <= causes
+
+
+@pytest.mark.parametrize("ci", [True, False], ids=["CI", "terminal"])
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_the_short_summary_gives_a_failed_gate_items_reason_not_its_node_id(
+    pytester: pytest.Pytester,
+    project_metrics: MetricsWriter,
+    monkeypatch: pytest.MonkeyPatch,
+    ci: bool,
+    workers: tuple[str, ...],
+) -> None:
+    if workers:
+        pytest.importorskip("xdist")
+    _baseline_run(pytester, gate_health_metrics(project_metrics, "p" * 18 + "ff", "before"))
+    for name in ("CI", "BUILD_NUMBER"):  # a CI run is given every reason whole; a terminal, as wide as it is
+        monkeypatch.delenv(name, raising=False)
+    if ci:
+        monkeypatch.setenv("CI", "true")
+    else:
+        monkeypatch.setenv("COLUMNS", "300")
+    after = gate_health_metrics(project_metrics, "p" * 8 + "f" * 12, "after")
+    args = ("--session-eval-require", "gate-health>=0.8", "--session-eval-baseline", "baseline.json", "-rA")
+    result = pytester.runpytest("--session-eval", str(after), *args, *workers)
+    failed = {
+        node: reason
+        for node, _, reason in (line.partition(" - ") for line in result.stdout.lines if line.startswith("FAILED "))
+    }
+    regression = "session-eval::regression[gate-health]"
+    reasons = {node.removeprefix("FAILED "): failed[node] for node in failed if "session-eval::" in node}
+    assert {REQUIRE, regression} <= set(reasons), result.stdout.str()
+    for node, reason in reasons.items():
+        assert reason.startswith(("missed: ", "significant-drop: ")) and node not in reason
+    assert fnmatch.fnmatch(
+        reasons[REQUIRE], "missed: the pass rate 0.40 (n = 20, 95% CI 0.*–0.*) is below 0.8; failing: after/sessions*"
+    )
+    assert fnmatch.fnmatch(
+        reasons[regression],
+        "significant-drop: baseline 0.90 (n = 20); this run 0.40 (n = 20); difference -0.50, 95% CI -0.* to -0.*",
+    )
+    assert fnmatch.fnmatch(
+        failed["FAILED after/sessions.jsonl::s8[gate-health]"],
+        "1 full-gate event(s) in window; the last * exit_code=2.",
+    )
