@@ -70,7 +70,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "--session-eval-latest",
         "session_eval_latest",
-        "score only the most recent session of each sessions file that the eligibility rule scores",
+        "score only the newest session of each sessions file that the eligibility rule scores: read from "
+        "the last line back, the first record scored wins (the session the reference engine scores by default)",
         "bool",
     ),
     Option("--session-eval-session", "session_eval_sessions", "score only this session id; repeatable", "list", "ID"),
