@@ -398,3 +398,24 @@ def test_the_short_summary_gives_a_failed_gate_items_reason_not_its_node_id(
         failed["FAILED after/sessions.jsonl::s8[gate-health]"],
         "1 full-gate event(s) in window; the last * exit_code=2.",
     )
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [(), ("-n", "2"), ("--session-eval-require", "gate-health>=0.5", "--session-eval-gate", "requirements")],
+    ids=["serial", "xdist", "gated"],
+)
+def test_a_run_that_scores_no_session_ends_with_5_and_says_so_last(
+    pytester: pytest.Pytester, project_metrics: MetricsWriter, extra: tuple[str, ...]
+) -> None:
+    if "-n" in extra:
+        pytest.importorskip("xdist")
+    metrics = project_metrics([{"session_id": "a", "status": "abandoned", "started_at": "2026-07-20T09:00:00Z"}])
+    result = pytester.runpytest("--session-eval", str(metrics), *extra)
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    last, final = result.stdout.lines[-2:]  # the section's last line, then pytest's
+    assert last.startswith("No session was scored: ") and last.endswith("--session-eval-allow-empty accepts it")
+    assert "skipped" in final
+    accepted = pytester.runpytest("--session-eval", str(metrics), "--session-eval-allow-empty", *extra)
+    assert accepted.ret == pytest.ExitCode.OK
+    assert accepted.stdout.lines[-2].endswith("accepted by --session-eval-allow-empty")
