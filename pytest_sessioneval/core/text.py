@@ -18,6 +18,8 @@ __all__ = [
     "exception_text",
     "first_few",
     "is_utf8",
+    "plain_text",
+    "printable",
     "show",
     "wire_safe",
 ]
@@ -118,3 +120,42 @@ def wire_safe(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return type(value)(wire_safe(item) for item in value)
     return value
+
+
+# The one table of characters no report shows as they are: every C0 control, DEL, the C1
+# controls, lone surrogates, the noncharacters of every plane, and the bidirectional controls
+# that would let one text display as another (U+202E turns what follows around). Each is
+# shown as the escape a node id uses (``\\x1b``, ``\\ud800``), so that a terminal, a page or
+# a report file never acts on text from data or from a plugin (a judge's model output).
+_UNPRINTABLE: Final[dict[int, str]] = {
+    code: f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+    for code in (
+        *range(0x20),
+        *range(0x7F, 0xA0),
+        *range(0xD800, 0xE000),
+        *range(0xFDD0, 0xFDF0),
+        *(plane + last for plane in range(0, 0x110000, 0x10000) for last in (0xFFFE, 0xFFFF)),
+        0x061C,
+        0x200E,
+        0x200F,
+        *range(0x202A, 0x202F),
+        *range(0x2066, 0x206A),
+    )
+}
+# The same, but keeping the tab and line breaks: for text laid out in lines (an HTML page).
+_UNPRINTABLE_IN_LINES: Final = {code: escape for code, escape in _UNPRINTABLE.items() if code not in (0x09, 0x0A, 0x0D)}
+
+
+def printable(text: str, *, lines: bool = False) -> str:
+    """``text`` with every character of the table above shown as its escape (``\\x1b``);
+    ``lines`` keeps tabs and line breaks. Every escaped character is one that
+    ``str.isprintable`` refuses, so printable text is returned as it is, at once."""
+    if text.isprintable():
+        return text
+    return text.translate(_UNPRINTABLE_IN_LINES if lines else _UNPRINTABLE)
+
+
+def plain_text(value: object) -> str | None:
+    """A ``str`` (or an instance of a subclass: a ``StrEnum``...) as a plain ``str`` that any
+    report, and pytest-xdist's wire, can carry; ``None`` for anything else."""
+    return str.__str__(value) if isinstance(value, str) else None
