@@ -11,6 +11,7 @@ from typing import Any, Final
 import pytest
 
 from ..core.engine import Evaluation, SessionEvaluation
+from ..core.naming import escape_name
 from ..core.rubric import DimensionVerdict
 from ..core.text import wire_safe
 from ..judge import JudgeContractError, judge_session
@@ -75,7 +76,9 @@ def ask_judges(
 
 
 def _key(path: Path, session_id: str) -> str:
-    return wire_safe(f"{path}\0{session_id}")  # type: ignore[no-any-return]
+    # Each part escaped as a node name is (injective, printable: no NUL), then joined by a NUL:
+    # two sessions never share a key, not even "x\ud800" and the text "x\\ud800".
+    return f"{escape_name(str(path))}\0{escape_name(session_id)}"
 
 
 def judged_for_workers(evaluations: Mapping[Path, Evaluation]) -> dict[str, Any]:
