@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .core.rubric import CANNOT_DETERMINE, JUDGE, STATUSES, DimensionVerdict, Rubric
-from .core.text import exception_text, show
-from .core.values import is_number
+from .core.text import exception_text, plain_text, printable, show
+from .core.values import plain_number
 
 __all__ = ["Judge", "JudgeContractError", "judge_session"]
 
@@ -54,6 +54,20 @@ def _call(judge: Callable[[dict[str, Any]], Any], record: dict[str, Any], timeou
 
 
 def _check(plugin: str, answer: Any, rubric: Rubric) -> list[dict[str, Any]]:
+    """The judge's verdicts, checked, in plain values (``str``, ``int``, ``float``) that every
+    report and pytest-xdist's wire carry; evidence ``printable``. Whatever the answer holds
+    (an id whose ``==`` raises, a dict whose ``get`` raises...), a fault is a contract error."""
+    try:
+        return _checked(plugin, answer, rubric)
+    except JudgeContractError:
+        raise
+    except Exception as exc:  # noqa: BLE001  the judge's answer at fault, said as such
+        raise JudgeContractError(
+            f"judge plugin {plugin!r}: its answer cannot be checked: {type(exc).__name__}: {exception_text(exc)}"
+        ) from None
+
+
+def _checked(plugin: str, answer: Any, rubric: Rubric) -> list[dict[str, Any]]:
     if answer is None:
         return []
     if not isinstance(answer, (list, tuple)):
@@ -61,35 +75,50 @@ def _check(plugin: str, answer: Any, rubric: Rubric) -> list[dict[str, Any]]:
             f"judge plugin {plugin!r} returned {type(answer).__name__}; expected a list of verdicts or None"
         )
     verdicts = []
-    for index, verdict in enumerate(answer):
+    for index, verdict in enumerate(list(answer)):
         where = f"judge plugin {plugin!r}, verdict {index}"
         if not isinstance(verdict, dict):
             raise JudgeContractError(f"{where}: expected a dict with id, status and evidence, got {show(verdict)}")
-        dimension = verdict.get("id")
-        if dimension in rubric.dimension_ids:
+        fields = {key: verdict[key] for key in ("id", "status", "evidence", "score") if key in verdict}
+        given = fields.get("id")
+        dimension = next((known for known in rubric.dimension_ids if _same_text(given, known)), None)
+        if dimension is not None:
             raise JudgeContractError(
                 f"{where}: {dimension!r} is a deterministic dimension of {rubric.version}; a judge may "
                 f"only answer the pre-registered judge dimensions ({', '.join(rubric.judge_ids) or 'none'})"
             )
-        if dimension not in rubric.judge_ids:
+        dimension = next((known for known in rubric.judge_ids if _same_text(given, known)), None)
+        if dimension is None:
             raise JudgeContractError(
-                f"{where}: {show(dimension)} is not a judge dimension {rubric.version} pre-registers "
+                f"{where}: {show(given)} is not a judge dimension {rubric.version} pre-registers "
                 f"({', '.join(rubric.judge_ids) or 'none'})"
             )
-        if verdict.get("status") not in STATUSES:
+        status = next((known for known in STATUSES if _same_text(fields.get("status"), known)), None)
+        if status is None:
             raise JudgeContractError(
-                f"{where}: status {show(verdict.get('status'))} is not one of {', '.join(STATUSES)}"
+                f"{where}: status {show(fields.get('status'))} is not one of {', '.join(STATUSES)}"
             )
-        if not isinstance(verdict.get("evidence"), str):
+        evidence = plain_text(fields.get("evidence"))
+        if evidence is None:
             raise JudgeContractError(f"{where}: evidence must be a string")
-        score = verdict.get("score")
-        if score is not None and not (is_number(score) and (type(score) is not int or -(1 << 63) <= score < 1 << 64)):
-            shown = show(score) if type(score) is not int else f"an integer of {score.bit_length()} bits"
-            raise JudgeContractError(
-                f"{where}: score must be a finite number (integers of at most 64 bits) or null, got {shown}"
-            )
-        verdicts.append(verdict)
+        checked: dict[str, Any] = {"id": dimension, "status": status, "evidence": printable(evidence)}
+        if "score" in fields:
+            score = fields["score"]
+            number = plain_number(score)
+            if score is not None and (number is None or (type(number) is int and not -(1 << 63) <= number < 1 << 64)):
+                shown = show(score) if type(number) is not int else f"an integer of {number.bit_length()} bits"
+                raise JudgeContractError(
+                    f"{where}: score must be a finite number (integers of at most 64 bits) or null, got {shown}"
+                )
+            checked["score"] = number
+        verdicts.append(checked)
     return verdicts
+
+
+def _same_text(given: Any, known: str) -> bool:
+    """Whether ``given`` is the text ``known`` (a ``str`` subclass such as a ``StrEnum`` is;
+    another type is not, whatever its ``==`` says)."""
+    return isinstance(given, str) and str.__eq__(given, known) is True
 
 
 def judge_session(

@@ -359,7 +359,9 @@ def _evaluate(
         try:
             dimensions = score(SessionContext(record, window, peers, events, kpis), share)
         except RubricError as exc:
-            raise RubricError(f"{sessions_path}:{numbers[index]} (session {sid!r}): {exc}") from exc.__cause__
+            raise RubricError(f"{sessions_path}:{numbers[index]} (session {sid!r}): {exc}", rubric=exc.rubric) from (
+                exc.__cause__
+            )
         entries[place] = SessionEvaluation(
             session_id=sid,
             line=numbers[index],

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from .io import read_bytes
-from .text import described, exception_text
-from .values import is_blank, is_number
+from .text import described, exception_text, plain_text, printable
+from .values import is_blank, plain_number
 
 if TYPE_CHECKING:
     from .events import EventIndex
@@ -53,7 +53,32 @@ JUDGE: Final = "judge"
 
 
 class RubricError(ValueError):
-    """A rubric (or a scorer's answer) breaks the rules every rubric must keep."""
+    """A rubric (or a scorer's answer) breaks the rules every rubric must keep. ``rubric`` is
+    the version of the rubric whose scorer answered outside them (``None`` otherwise)."""
+
+    def __init__(self, message: str, *, rubric: str | None = None) -> None:
+        super().__init__(message)
+        self.rubric = rubric
+
+
+def _plain_verdict(verdict: object, scored: bool) -> tuple[Status, str, int | float | None, str | None] | None:
+    """A scorer's ``Verdict`` in plain values (``str``, ``int``, ``float``: a ``StrEnum`` status
+    is taken as its text), evidence and cause ``printable``; ``None`` when it breaks the rules."""
+    if not isinstance(verdict, Verdict):
+        return None
+    given = verdict.status
+    status = next((known for known in STATUSES if isinstance(given, str) and str.__eq__(given, known) is True), None)
+    evidence = plain_text(verdict.evidence)
+    score = plain_number(verdict.score) if scored else None
+    cause = plain_text(verdict.cause)
+    if (
+        status is None
+        or evidence is None
+        or (scored and verdict.score is not None and score is None)
+        or (verdict.cause is not None and cause is None)
+    ):
+        return None
+    return status, printable(evidence), score, None if cause is None else printable(cause)
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,28 +233,32 @@ class Rubric:
                     f"rubric {self.version!r}: scorer of {dimension.id!r} raised {type(exc).__name__}: {exception_text(exc)}"
                 ) from exc
             scored = dimension.scored
-            if (
-                not isinstance(verdict, Verdict)
-                or verdict.status not in STATUSES
-                or type(verdict.evidence) is not str
-                or (scored and verdict.score is not None and not is_number(verdict.score))
-                or not (verdict.cause is None or type(verdict.cause) is str)
-            ):
+            try:
+                plain = _plain_verdict(verdict, scored)
+            except Exception as exc:  # noqa: BLE001  the scorer's answer at fault, said as such
+                raise RubricError(
+                    f"rubric {self.version!r}: the answer of the scorer of {dimension.id!r} cannot be checked: "
+                    f"{type(exc).__name__}: {exception_text(exc)}",
+                    rubric=self.version,
+                ) from None
+            if plain is None:
                 raise RubricError(
                     f"rubric {self.version!r}: scorer of {dimension.id!r} returned {described(verdict)}; "
                     f"a scorer must return a Verdict with a status among {', '.join(STATUSES)}, "
                     "evidence text, (for a scored dimension) a finite number or None as score, and a cause "
-                    "code (text) or None"
+                    "code (text) or None",
+                    rubric=self.version,
                 )
+            status, evidence, score, cause = plain
             verdicts.append(
                 build(
                     dimension.id,
                     DETERMINISTIC,
-                    verdict.status,
-                    verdict.evidence,
-                    verdict.score if scored else None,
+                    status,
+                    evidence,
+                    score if scored else None,
                     scored,
-                    verdict.cause if verdict.status in (NOT_APPLICABLE, CANNOT_DETERMINE) else None,
+                    cause if status in (NOT_APPLICABLE, CANNOT_DETERMINE) else None,
                 )
             )
         return tuple(verdicts)

@@ -5,7 +5,16 @@ from __future__ import annotations
 import math
 from typing import Final
 
-__all__ = ["JS_WHITESPACE", "SAFE_INTEGER", "as_double", "is_blank", "is_number", "is_truthy", "number_or_none"]
+__all__ = [
+    "JS_WHITESPACE",
+    "SAFE_INTEGER",
+    "as_double",
+    "is_blank",
+    "is_number",
+    "is_truthy",
+    "number_or_none",
+    "plain_number",
+]
 
 
 # What JavaScript's String.prototype.trim removes: its WhiteSpace and LineTerminator
@@ -25,6 +34,20 @@ def is_number(value: object) -> bool:
     """A JSON number that is not a boolean and is finite (``"3"``, ``True``, ``None`` are not)."""
     kind = type(value)
     return kind is int or (kind is float and math.isfinite(value))  # type: ignore[arg-type]
+
+
+def plain_number(value: object) -> int | float | None:
+    """A finite number from code (a plugin's score), as a plain ``int`` or ``float`` that every
+    report and pytest-xdist's wire carry: an instance of a subclass (an ``IntEnum``, a
+    ``numpy.float64``) is taken as its value; ``None`` for anything else, booleans included."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, float):
+        number = float.__float__(value)
+        return number if math.isfinite(number) else None
+    return None
 
 
 SAFE_INTEGER: Final = 1 << 53  # JavaScript's Number.MAX_SAFE_INTEGER + 1: every integer up to it is a double

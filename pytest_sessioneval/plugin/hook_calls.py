@@ -20,9 +20,11 @@ from .options import usage_error
 __all__ = ["judges", "registered_rubrics"]
 
 
-def registered_rubrics(config: pytest.Config) -> dict[str, Rubric]:
-    """rubric-v1 and every rubric the ``pytest_sessioneval_rubrics`` hook registers."""
+def registered_rubrics(config: pytest.Config) -> tuple[dict[str, Rubric], dict[str, str]]:
+    """rubric-v1 and every rubric the ``pytest_sessioneval_rubrics`` hook registers, and the
+    name of the plugin that registered each of those (by version)."""
     rubrics: dict[str, Rubric] = {RUBRIC_V1.version: RUBRIC_V1}
+    plugins: dict[str, str] = {}
     for impl in _asked_one_by_one(config, "pytest_sessioneval_rubrics", "--session-eval-rubric"):
         plugin = impl.plugin_name
         try:
@@ -55,7 +57,8 @@ def registered_rubrics(config: pytest.Config) -> dict[str, Rubric]:
                     "--session-eval-rubric", f"plugin {plugin!r}: rubric text {rubric.text_path} not found"
                 )
             rubrics[rubric.version] = rubric
-    return rubrics
+            plugins[rubric.version] = plugin
+    return rubrics, plugins
 
 
 def judges(config: pytest.Config) -> list[Judge]:

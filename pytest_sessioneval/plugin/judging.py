@@ -13,7 +13,7 @@ import pytest
 from ..core.engine import Evaluation, SessionEvaluation
 from ..core.naming import escape_name
 from ..core.rubric import DimensionVerdict
-from ..core.text import wire_safe
+from ..core.text import printable, wire_safe
 from ..judge import JudgeContractError, judge_session
 from ..records.schema import InvalidRecord
 from ._compat import bestrelpath
@@ -63,7 +63,7 @@ def ask_judges(
             try:
                 verdicts = judge_session(settings.judges or [], record, settings.rubric, settings.judge_timeout)
             except JudgeContractError as exc:
-                raise usage_error("--session-eval-judge", str(exc)) from None
+                raise usage_error("--session-eval-judge", printable(str(exc))) from None
             evaluation.entries[index] = replace(entry, judge=verdicts)
     if passed_over and not asked:
         return [NO_JUDGE_ASKED]

@@ -22,6 +22,7 @@ from ..core.engine import (
     evaluate,
 )
 from ..core.rubric import RubricError
+from ..core.text import printable
 from ..report.baseline import BaselineError, read_baseline
 from ..report.summary import summary_dict
 from . import html_columns
@@ -86,7 +87,10 @@ class SessionEvalRun:
         try:
             self._read(config)
         except RubricError as exc:
-            raise usage_error("--session-eval-rubric", str(exc)) from None
+            # A scorer's answer outside the rules: the plugin that registered its rubric is at fault.
+            plugin = settings.rubric_plugins.get(exc.rubric) if exc.rubric is not None else None
+            named = f"plugin {plugin!r}: " if plugin is not None else ""
+            raise usage_error("--session-eval-rubric", printable(f"{named}{exc}")) from None
         except OSError as exc:
             raise pytest.UsageError(f"--session-eval: cannot read {exc.filename}: {exc.strerror or exc}") from None
         self._read_baseline()

@@ -65,6 +65,7 @@ class Settings:
     timestamp: str
     rubric: Rubric
     rubrics: Mapping[str, Rubric]
+    rubric_plugins: Mapping[str, str]  # the plugin that registered each rubric but rubric-v1, by version
     judges: tuple[Judge, ...] | None
     judge_timeout: float | None
     journal_path: Path | None
@@ -107,7 +108,7 @@ def read_settings(config: pytest.Config) -> Settings | None:
     sources, sessions_given = resolve_sources(config, [p for p in paths if p not in journals])
     selection = _selection(config, verify=bool(verify), journals=journals if not sources else [])
     timestamp = _eval_timestamp(config)
-    rubrics = registered_rubrics(config)
+    rubrics, rubric_plugins = registered_rubrics(config)
     version = option_value(config, "--session-eval-rubric")
     version = RUBRIC_V1.version if version is None else version  # an empty one typed is unknown
     if version not in rubrics:
@@ -143,6 +144,7 @@ def read_settings(config: pytest.Config) -> Settings | None:
         timestamp=timestamp,
         rubric=rubrics[version],
         rubrics=rubrics,
+        rubric_plugins=rubric_plugins,
         judges=asked,
         judge_timeout=judge_timeout,
         journal_path=journal_path,
