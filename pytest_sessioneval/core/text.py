@@ -20,6 +20,7 @@ __all__ = [
     "is_utf8",
     "plain_text",
     "printable",
+    "printable_texts",
     "show",
     "wire_safe",
 ]
@@ -153,6 +154,16 @@ def printable(text: str, *, lines: bool = False) -> str:
     if text.isprintable():
         return text
     return text.translate(_UNPRINTABLE_IN_LINES if lines else _UNPRINTABLE)
+
+
+def printable_texts(value: Any) -> Any:
+    """``value`` with every text in it (at any depth of tuples and lists) ``printable``,
+    keeping its line breaks: a report's texts (pytest's ``longrepr``), shown as they are."""
+    if isinstance(value, str):
+        return printable(value, lines=True)
+    if isinstance(value, (list, tuple)):
+        return type(value)(printable_texts(item) for item in value)
+    return value
 
 
 def plain_text(value: object) -> str | None:

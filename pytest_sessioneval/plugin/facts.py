@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from ..core.text import wire_safe
+from ..core.text import printable, wire_safe
 
 __all__ = ["ITEM_KEYWORD", "ItemFacts", "Kind"]
 
@@ -78,6 +78,8 @@ _METADATA: Final[dict[str, tuple[str, ...]]] = {
     "unreadable": ("line", "unreadable"),
     "invalid-record": ("line", "invalid"),
 }
+# Fields of free text, which reports show ``printable``.
+_FREE_TEXT: Final = frozenset({"evidence", "cause", "reason", "scored_on_request", "unreadable", "invalid"})
 # The value of the "verification" property, which tells re-verification's kinds apart.
 _VERIFICATION: Final[dict[str, object]] = {"verified": True, "verified-record": "record", "unreadable": "unreadable"}
 
@@ -120,15 +122,22 @@ class ItemFacts:
             return "; ".join(f"{field}: {message}" for field, message in self.invalid)
         return getattr(self, name)
 
+    def _shown(self, name: str) -> Any:
+        """A field's value for a report: free text (evidence, cause codes, reasons: a judge's
+        model output, a journal's stored text) ``printable``, so that no report carries a
+        control character raw."""
+        value = self._value(name)
+        return printable(value, lines=True) if name in _FREE_TEXT and isinstance(value, str) else value
+
     def properties(self) -> list[tuple[str, Any]]:
         """The JUnit XML properties (``user_properties``): text made ``wire_safe``, so that
         reports are the same with and without xdist."""
-        pairs = ((name, self._value(name)) for name in _PROPERTIES[self.kind])
+        pairs = ((name, self._shown(name)) for name in _PROPERTIES[self.kind])
         return [(name, wire_safe(value)) for name, value in pairs if value is not None]
 
     def metadata(self) -> dict[str, Any]:
         """What pytest-json-report carries under ``metadata.session_eval``."""
-        data = {name: self._value(name) for name in _METADATA[self.kind]}
+        data = {name: self._shown(name) for name in _METADATA[self.kind]}
         if self.kind == "invalid-record":
             data["invalid"] = [{"field": field, "message": message} for field, message in self.invalid]
         return data

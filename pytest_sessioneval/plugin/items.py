@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ..core.text import wire_safe
+from ..core.text import printable
 from ._compat import DeferredNodeId, failure_text
 from .facts import ITEM_KEYWORD, ItemFacts
 
@@ -18,7 +18,7 @@ __all__ = ["LineFile", "LineItem"]
 class LineItem(DeferredNodeId, pytest.Item):
     """An item that stands for one line of a data file, described by its ``facts``."""
 
-    wire_safe_texts = True  # its report texts are made wire_safe (xdist.WireSafeTexts)
+    wire_safe_texts = True  # its report texts are made printable, so wire_safe (xdist.WireSafeTexts)
 
     def __init__(self, *, facts: ItemFacts, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -47,7 +47,7 @@ class LineItem(DeferredNodeId, pytest.Item):
     def failure(self, headline: str, detail: str) -> Any:
         """The failure text: ``headline`` first (what failed, in the data's terms: the line the
         short summary and ``--tb=line`` show), then ``detail``, which names ``file:line``."""
-        headline, detail = wire_safe(headline), wire_safe(detail)
+        headline, detail = printable(headline), printable(detail, lines=True)
         one_line = self.config.option.tbstyle == "line"
         return failure_text(self.location[0], self.line, headline, [headline, detail], one_line=one_line)
 

@@ -24,7 +24,7 @@ from ..core.rubric import (
     Method,
     Status,
 )
-from ..core.text import wire_safe
+from ..core.text import printable
 
 __all__ = ["ADVISORY", "OUTCOME", "VerdictFailed", "VerdictUndetermined", "markers_for", "raise_for"]
 
@@ -55,10 +55,12 @@ def markers_for(
     cannot-determine is then skipped, since advice decides no outcome. ``about`` names what
     the verdict is about (``session 'a', gate-health``) in a skip's reason: pytest folds the
     skips of one reason into one line of ``-rs``, and each must still say whose it is. The
-    reason is ``wire_safe``: pytest builds reports from it, which must read the same with xdist.
+    reason is ``printable`` (so ``wire_safe``: pytest builds reports from it, which must read
+    the same with xdist): evidence a journal stored from a judge's model output, say, never
+    reaches a terminal or a report with its control characters.
     """
-    evidence = wire_safe(evidence)
-    of = f"{wire_safe(about)}: " if about else ""
+    evidence = printable(evidence, lines=True)
+    of = f"{printable(about)}: " if about else ""
     if method == JUDGE:
         if status == NOT_APPLICABLE:
             return [pytest.mark.judge, pytest.mark.skip(reason=f"not-applicable ({ADVISORY}): {of}{evidence}")]

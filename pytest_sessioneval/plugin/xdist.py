@@ -13,7 +13,7 @@ import orjson
 import pytest
 
 from ..core.naming import escape_name
-from ..core.text import wire_safe
+from ..core.text import printable_texts, wire_safe
 from ._compat import DeferredNodeId, set_report_nodeid
 
 __all__ = [
@@ -122,16 +122,17 @@ class WireSafeReports:
 
 
 class WireSafeTexts:
-    """Makes the texts of this package's reports ``wire_safe`` as they are made, so that a
-    run without xdist reports them as xdist carries them: a lone surrogate in a failure
-    text or a skip reason (a session id in the evidence, say) reads as its escape in both.
-    (Outcome markers carry ``wire_safe`` reasons already, so xfail reasons need nothing.)"""
+    """Makes the texts of this package's reports ``printable`` (so ``wire_safe``) as they are
+    made, so that a run without xdist reports them as xdist carries them: a lone surrogate in a
+    failure text or a skip reason (a session id in the evidence, say) reads as its escape in
+    both, and a control character (stored evidence) never reaches a terminal or a report raw.
+    (Outcome markers carry ``printable`` reasons already, so xfail reasons need nothing.)"""
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: Any) -> Any:
         report = yield
         if getattr(item, "wire_safe_texts", False) and isinstance(report.longrepr, (str, tuple)):
-            report.longrepr = wire_safe(report.longrepr)
+            report.longrepr = printable_texts(report.longrepr)
         return report
 
 

@@ -400,3 +400,27 @@ def test_control_characters_in_a_judges_answer_are_escaped_in_the_usage_error(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert not any(raw in result.stderr.str() for raw in RAW)
     result.stderr.fnmatch_lines(["*is not a judge dimension*"])
+
+
+@pytest.mark.parametrize("workers", WORKERS)
+def test_control_characters_stored_in_a_journal_never_reach_a_report_raw(
+    pytester: pytest.Pytester, metrics: Path, workers: tuple[str, ...]
+) -> None:
+    # A journal written before evidence was made printable, or by another tool: its stored
+    # evidence is data, shown escaped as every report shows data.
+    needs_xdist(workers)
+    assert pytester.runpytest("--session-eval", str(metrics), *JOURNAL).ret == pytest.ExitCode.OK
+    records = journal(pytester)
+    for record in records:
+        for dimension in record["dimensions"]:
+            dimension["evidence"] = HOSTILE
+    (pytester.path / "stored.jsonl").write_text("".join(json.dumps(record) + "\n" for record in records))
+    reports = ("--junitxml", "junit.xml", "--json-report", "--json-report-file", "report.json")
+    result = pytester.runpytest("--session-eval", "stored.jsonl", *reports, "-rA", *workers)
+    assert not crashed(result)
+    terminal = result.stdout.str() + result.stderr.str()
+    junit = (pytester.path / "junit.xml").read_text(encoding="utf-8")
+    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    for name, text in (("terminal", terminal), ("JUnit XML", junit), *(("JSON", s) for s in strings(report))):
+        assert not any(raw in text for raw in RAW), (name, text)
+    assert SHOWN in terminal and SHOWN in junit and any(SHOWN in text for text in strings(report))
