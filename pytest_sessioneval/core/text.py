@@ -27,7 +27,8 @@ __all__ = [
 
 
 def show(value: Any) -> str:
-    """A value as it appears in the data (JSON text), for evidence and messages."""
+    """A value as it appears in the data (JSON text), for evidence and messages; ``printable``,
+    as JSON leaves DEL, the C1 and the bidirectional controls as they are."""
     kind = type(value)
     if kind is int:
         try:
@@ -39,7 +40,7 @@ def show(value: Any) -> str:
         # write it (orjson would say null), so it is named as JavaScript names it.
         return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
     try:
-        return orjson.dumps(value).decode()
+        return printable(orjson.dumps(value).decode())
     except TypeError:  # a lone surrogate, nesting beyond orjson's 255 levels, a foreign type
         pass
     # Decided by the value alone, not by how deep this interpreter's repr can go, so
