@@ -59,9 +59,9 @@ def _check(plugin: str, answer: Any, rubric: Rubric) -> list[dict[str, Any]]:
     (an id whose ``==`` raises, a dict whose ``get`` raises...), a fault is a contract error."""
     try:
         return _checked(plugin, answer, rubric)
-    except JudgeContractError:
+    except (JudgeContractError, KeyboardInterrupt):
         raise
-    except Exception as exc:  # noqa: BLE001  the judge's answer at fault, said as such
+    except BaseException as exc:  # noqa: BLE001  the judge's answer at fault, said as such
         raise JudgeContractError(
             f"judge plugin {plugin!r}: its answer cannot be checked: {type(exc).__name__}: {exception_text(exc)}"
         ) from None

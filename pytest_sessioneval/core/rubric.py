@@ -235,7 +235,9 @@ class Rubric:
             scored = dimension.scored
             try:
                 plain = _plain_verdict(verdict, scored)
-            except Exception as exc:  # noqa: BLE001  the scorer's answer at fault, said as such
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # noqa: BLE001  the scorer's answer at fault, said as such
                 raise RubricError(
                     f"rubric {self.version!r}: the answer of the scorer of {dimension.id!r} cannot be checked: "
                     f"{type(exc).__name__}: {exception_text(exc)}",

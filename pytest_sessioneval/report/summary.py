@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, Validat
 
 from ..core.naming import escape_name
 from ..core.rubric import CANNOT_DETERMINE, NOT_APPLICABLE
+from ..core.text import printable
 from ..records.schema import FORBIDDEN_GLOBAL_SCORE_KEYS, STANDARD_VERSION
 from ..records.schema import _type_every_const as type_every_const
 from .intervals import NO_INTERVAL, NO_RATE, wilson_interval
@@ -193,7 +194,7 @@ def cause_text(code: str | None, phrases: Mapping[str, str]) -> str:
     """What a cause code means (``phrases``: the rubric's), or the code itself when it has no phrase."""
     if code is None:
         return NO_CAUSE
-    return phrases.get(code) or code or NO_CAUSE
+    return printable(phrases.get(code) or code) or NO_CAUSE
 
 
 def told_causes(counts: CauseCounts, phrases: Mapping[str, str]) -> list[tuple[str, int, str]]:

@@ -49,10 +49,11 @@ from pytest_sessioneval import Dimension, Rubric, Verdict
 
 TEXT = Path(__file__).with_name("r.md")
 TEXT.write_text("my rubric")
+CAUSES = {{}}
 {code}
 
 def pytest_sessioneval_rubrics():
-    return [Rubric("mine", TEXT, {dimensions}, judge_ids=("j",), causes={{"odd": "with an odd cause"}})]
+    return [Rubric("mine", TEXT, {dimensions}, judge_ids=("j",), causes={{"odd": "with an odd cause", **CAUSES}})]
 """
 
 # ---------------------------------------------------------------------------------------------
@@ -234,6 +235,10 @@ class BadItems(dict):
     def get(self, *args):
         raise RuntimeError("no get")
 
+class BadExit(dict):
+    def __getitem__(self, key):
+        raise SystemExit(3)
+
 class BadIter(list):
     def __iter__(self):
         raise RuntimeError("no iter")
@@ -261,6 +266,7 @@ class Sneaky:  # isinstance() reads __class__, which raises
             '[BadItems(id="report-quality", status="pass", evidence="e")]',
             "*cannot be checked: RuntimeError: no getitem",
         ),
+        ('[BadExit(id="report-quality", status="pass", evidence="e")]', "*cannot be checked: SystemExit: 3"),
         ('BadIter([{"id": "report-quality", "status": "pass", "evidence": "e"}])', "*RuntimeError: no iter"),
         ('[{Clash(): 1, "status": "pass", "evidence": "e"}]', "*cannot be checked: RuntimeError: no eq"),
         ("Sneaky()", "*cannot be checked: RuntimeError: no class"),
@@ -347,10 +353,15 @@ def failing(context):
 def undecided(context):
     return Verdict("cannot-determine", HOSTILE, cause="odd" + HOSTILE)
 
+CAUSES = {{"phrased": "phrased " + HOSTILE}}
+
+def phrased(context):
+    return Verdict("not-applicable", HOSTILE, cause="phrased")
+
 def pytest_sessioneval_judge(record):
     return [{{"id": "j", "status": "fail", "evidence": HOSTILE}}]
 """
-    dimensions = '(Dimension("x", failing), Dimension("y", undecided))'
+    dimensions = '(Dimension("x", failing), Dimension("y", undecided), Dimension("z", phrased))'
     pytester.makeconftest(RUBRIC.format(code=code, dimensions=dimensions))
     reports = ("--junitxml", "junit.xml", "--json-report", "--json-report-file", "report.json")
     result = pytester.runpytest(
@@ -367,7 +378,7 @@ def pytest_sessioneval_judge(record):
         *workers,
     )
     assert not crashed(result)
-    result.assert_outcomes(failed=2, xfailed=4)
+    result.assert_outcomes(failed=2, skipped=2, xfailed=4)
     terminal = result.stdout.str() + result.stderr.str()
     junit = (pytester.path / "junit.xml").read_text(encoding="utf-8")
     report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
@@ -380,13 +391,13 @@ def pytest_sessioneval_judge(record):
     ):
         assert not any(raw in text for raw in RAW), (name, text)
     assert SHOWN in terminal and SHOWN in junit and SHOWN in page
-    assert "odd" + SHOWN in terminal  # the cause code, counted in the summary
+    assert "odd" + SHOWN in terminal and "phrased " + SHOWN in terminal  # a cause code, a cause's phrase
     evidence = [
         test["metadata"]["session_eval"]["evidence"]
         for test in report["tests"]
         if test.get("metadata", {}).get("session_eval", {}).get("evidence") is not None
     ]
-    assert Counter(evidence) == {SHOWN: 6}
+    assert Counter(evidence) == {SHOWN: 8}
     assert {d["evidence"] for r in journal(pytester) for d in r["dimensions"]} == {SHOWN}
 
 
