@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from .io import read_bytes
 from .text import described, exception_text, plain_text, printable
-from .values import is_blank, plain_number
+from .values import is_blank, is_number, plain_number
 
 if TYPE_CHECKING:
     from .events import EventIndex
@@ -61,23 +61,48 @@ class RubricError(ValueError):
         self.rubric = rubric
 
 
+def _plain_at_once(verdict: Verdict, scored: bool) -> tuple[Status, str, int | float | None, str | None] | None:
+    """``_plain_verdict`` of a ``Verdict`` of plain, printable values (as rubric-v1 answers),
+    read at once."""
+    status, evidence, score, cause = verdict.status, verdict.evidence, verdict.score, verdict.cause
+    if (
+        type(status) is str
+        and status in STATUSES
+        and type(evidence) is str
+        and evidence.isprintable()
+        and (cause is None or (type(cause) is str and cause.isprintable()))
+        and (not scored or score is None or is_number(score))
+    ):
+        return status, evidence, score if scored else None, cause
+    return _plain_verdict(verdict, scored)
+
+
 def _plain_verdict(verdict: object, scored: bool) -> tuple[Status, str, int | float | None, str | None] | None:
     """A scorer's ``Verdict`` in plain values (``str``, ``int``, ``float``: a ``StrEnum`` status
     is taken as its text), evidence and cause ``printable``; ``None`` when it breaks the rules."""
     if not isinstance(verdict, Verdict):
         return None
-    given = verdict.status
-    status = next((known for known in STATUSES if isinstance(given, str) and str.__eq__(given, known) is True), None)
-    evidence = plain_text(verdict.evidence)
-    score = plain_number(verdict.score) if scored else None
-    cause = plain_text(verdict.cause)
-    if (
-        status is None
-        or evidence is None
-        or (scored and verdict.score is not None and score is None)
-        or (verdict.cause is not None and cause is None)
-    ):
+    status: Any = verdict.status
+    evidence: Any = verdict.evidence
+    score: Any = verdict.score
+    cause: Any = verdict.cause
+    # Plain values (what rubric-v1 answers) are taken at once; others made plain first.
+    if type(status) is not str:
+        status = plain_text(status)
+    if type(evidence) is not str:
+        evidence = plain_text(evidence)
+    if status not in STATUSES or evidence is None:  # (a plain str, or None: no foreign __eq__)
         return None
+    if not scored or score is None:
+        score = None
+    elif not is_number(score):
+        score = plain_number(score)
+        if score is None:
+            return None
+    if cause is not None and type(cause) is not str:
+        cause = plain_text(cause)
+        if cause is None:
+            return None
     return status, printable(evidence), score, None if cause is None else printable(cause)
 
 
@@ -234,7 +259,9 @@ class Rubric:
                 ) from exc
             scored = dimension.scored
             try:
-                plain = _plain_verdict(verdict, scored)
+                plain = (
+                    _plain_verdict(verdict, scored) if type(verdict) is not Verdict else _plain_at_once(verdict, scored)
+                )
             except KeyboardInterrupt:
                 raise
             except BaseException as exc:  # noqa: BLE001  the scorer's answer at fault, said as such
