@@ -157,6 +157,9 @@ def judge_session(
         for dimension in rubric.judge_ids:
             answered.setdefault(
                 dimension,
-                DimensionVerdict(dimension, JUDGE, CANNOT_DETERMINE, f"Judge infrastructure failure: {reason}."),
+                # The reason holds the judge's own words (an exception's text): printable, as its evidence is.
+                DimensionVerdict(
+                    dimension, JUDGE, CANNOT_DETERMINE, printable(f"Judge infrastructure failure: {reason}.")
+                ),
             )
     return tuple(answered[dimension] for dimension in rubric.judge_ids if dimension in answered)

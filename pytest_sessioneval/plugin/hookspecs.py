@@ -32,12 +32,14 @@ def pytest_sessioneval_judge(record: dict[str, Any]) -> list[dict[str, Any]] | N
         ``id`` (one of the rubric's pre-registered judge ids, e.g.
         ``instruction-adherence`` or ``report-quality``), ``status`` (``pass``,
         ``fail``, ``not-applicable``, ``cannot-determine``), ``evidence`` (text)
-        and optionally ``score`` (a number or ``None``).
+        and optionally ``score`` (a number or ``None``). A ``str`` subclass (a
+        ``StrEnum``) is taken as its text, an ``int`` or ``float`` subclass as its
+        number; control characters in the evidence are written as escapes.
 
     Whatever the hook returns, the plugin stamps ``method: "judge"``,
     ``advisory: true`` and ``calibration_status: "uncalibrated"`` itself. An id
     the rubric does not pre-register as a judge dimension is an error naming
-    the plugin. A judge that raises, or exceeds ``--session-eval-judge-timeout``,
+    the plugin, and so is an answer that raises while it is read. A judge that raises, or exceeds ``--session-eval-judge-timeout``,
     turns its dimensions into ``cannot-determine`` with the reason. Judge
     verdicts are advisory: they never fail the run.
     """

@@ -435,3 +435,16 @@ def test_control_characters_stored_in_a_journal_never_reach_a_report_raw(
     for name, text in (("terminal", terminal), ("JUnit XML", junit), *(("JSON", s) for s in strings(report))):
         assert not any(raw in text for raw in RAW), (name, text)
     assert SHOWN in terminal and SHOWN in junit and any(SHOWN in text for text in strings(report))
+
+
+def test_control_characters_in_a_failing_judges_message_are_escaped_in_its_record(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
+    pytester.makeconftest(f"def pytest_sessioneval_judge(record):\n    raise ConnectionError({HOSTILE!r})\n")
+    result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-judge", *JOURNAL, "-m", "judge", "-rx")
+    assert not crashed(result) and result.ret == pytest.ExitCode.OK
+    evidence = {d["evidence"] for r in journal(pytester) for d in r["dimensions"] if d["method"] == "judge"}
+    assert len(evidence) == 1
+    (told,) = evidence
+    assert "raised ConnectionError: " + SHOWN in told and not any(raw in told for raw in RAW)
+    assert not any(raw in result.stdout.str() for raw in RAW)
