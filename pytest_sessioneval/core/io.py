@@ -21,6 +21,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Final, Protocol
 
+from .snapshot import held, open_prefix
+
 __all__ = [
     "BROKEN_LINK",
     "COMPRESSED_SUFFIX",
@@ -109,10 +111,17 @@ def open_input(path: Path, *, buffered: bool = True) -> Iterator[ByteStream]:
     """``path`` opened for reading bytes, decompressed when it is gzip.
 
     ``buffered=False`` gives the file's own unbuffered stream (``readinto`` straight into
-    the caller's buffer) when it is not compressed. Raises ``OSError`` (a damaged gzip
-    stream too, as it is read).
+    the caller's buffer) when it is not compressed. A file whose snapshot is held (see
+    ``core.snapshot``) is read up to the length fixed when the run began, and no further.
+    Raises ``OSError`` (a damaged gzip stream too, as it is read; ``InputChanged`` for a held
+    file that changed).
     """
-    stream: io.BufferedReader | io.FileIO = open(path, "rb") if buffered else open(path, "rb", buffering=0)  # noqa: SIM115
+    snapshot = held(path)
+    stream: io.BufferedIOBase | io.RawIOBase
+    if snapshot is not None:
+        stream = open_prefix(path, snapshot, buffered=buffered)
+    else:
+        stream = open(path, "rb") if buffered else open(path, "rb", buffering=0)  # noqa: SIM115
     try:
         if stream.read(2) == _GZIP_MAGIC:
             stream.seek(0)

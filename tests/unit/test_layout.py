@@ -19,6 +19,7 @@ PURE = [
     "pytest_sessioneval.core.peers",
     "pytest_sessioneval.core.rubric",
     "pytest_sessioneval.core.sessions",
+    "pytest_sessioneval.core.snapshot",
     "pytest_sessioneval.core.text",
     "pytest_sessioneval.core.timestamps",
     "pytest_sessioneval.core.values",
