@@ -20,6 +20,7 @@ from .items import LineItem
 from .options import OPTIONS, add_options, naming_options_as_given, on_command_line
 from .run import RUN_KEY, SessionEvalRun
 from .settings import read_settings
+from .snapshot import snapshots
 from .xdist import XdistBridge, register_wire_safety
 
 __all__ = [
@@ -65,6 +66,7 @@ def pytest_configure(config: pytest.Config) -> None:
         settings = read_settings(config)
         if settings is None:
             return
+        snapshots(config)  # held from here on; a worker holds what the controller fixed
         run = SessionEvalRun(settings)
         config.stash[RUN_KEY] = run
         config.pluginmanager.register(run, "session-eval-run")

@@ -22,7 +22,9 @@ from ..core.engine import (
     evaluate,
 )
 from ..core.rubric import RubricError
+from ..core.snapshot import InputChanged
 from ..core.text import printable
+from ..records.journal import is_journal
 from ..report.baseline import BaselineError, read_baseline
 from ..report.summary import summary_dict
 from . import html_columns
@@ -38,6 +40,7 @@ from .options import how_given, naming_options_as_given, runs_no_item, usage_err
 from .outputs import check_output_paths, fail, located, write_outputs
 from .sessions_file import SessionsFile
 from .settings import Settings
+from .snapshot import RefusedInput, fix_inputs, refused
 from .summary import Tally, write_summary
 from .xdist import is_worker
 
@@ -60,6 +63,7 @@ class SessionEvalRun:
         self.dry_run = False  # --co, --setup-only or --setup-plan: no item runs
         self.session: pytest.Session | None = None
         self.finished = False
+        self.refused: str | None = None  # on a worker: why an input cannot be read (it changed)
 
     def for_workers(self) -> dict[str, Any]:
         """What every xdist worker gets: the eval timestamp (the clock is read once per run)
@@ -84,8 +88,15 @@ class SessionEvalRun:
         self.dry_run = runs_no_item(config)
         self.tally.files = self.gates.files = frozenset(located(config, path) for path in settings.collected_paths())
         html_columns.add_files(config, self.tally.files)
+        self._fix_inputs(config)
         try:
             self._read(config)
+            self._read_baseline()
+        except InputChanged as exc:
+            if not is_worker(config):
+                raise pytest.UsageError(f"--session-eval: {refused(exc)}") from None
+            self.refused = refused(exc)  # a collection error: a worker's usage error would go unreported
+            return
         except RubricError as exc:
             # A scorer's answer outside the rules: the plugin that registered its rubric is at fault.
             plugin = settings.rubric_plugins.get(exc.rubric) if exc.rubric is not None else None
@@ -93,7 +104,6 @@ class SessionEvalRun:
             raise usage_error("--session-eval-rubric", printable(f"{named}{exc}")) from None
         except OSError as exc:
             raise pytest.UsageError(f"--session-eval: cannot read {exc.filename}: {exc.strerror or exc}") from None
-        self._read_baseline()
         self._warn_input_problems(config)
         if settings.verify_path is not None:
             return
@@ -104,6 +114,24 @@ class SessionEvalRun:
             take_judged_from_controller(config, self.evaluations)
         else:
             self.messages.extend(ask_judges(config, settings, self.evaluations, dry_run=self.dry_run))
+
+    def _fix_inputs(self, config: pytest.Config) -> None:
+        """Fix what every input is, once, before it is read (see ``snapshot``); say what a
+        journal's unfinished last line left out."""
+        settings = self.settings
+        files = [path for pair in settings.sources.items() for path in pair if path is not None]
+        journals = list(settings.report_journals)
+        if settings.verify_path is not None:
+            journals.append(settings.verify_path)
+        baseline = settings.baseline_path
+        if baseline is not None:  # a journal, or a summary (taken whole: it may end without a newline)
+            (journals if is_journal(baseline) else files).append(baseline)
+        for path, snapshot in fix_inputs(config, files, journals).items():
+            if snapshot.left_out:
+                self.messages.append(
+                    f"{path}: its last line has no newline yet (a record being written?): the "
+                    f"{snapshot.left_out} byte(s) after the last newline are not read"
+                )
 
     def _read(self, config: pytest.Config) -> None:
         """Read the journals, and score every sessions file (or, re-verifying, the sessions
@@ -144,6 +172,8 @@ class SessionEvalRun:
             self.gates.baseline = read_baseline(settings.baseline_path, settings.rubric.version, settings.rubric.sha256)
         except BaselineError as exc:
             raise usage_error("--session-eval-baseline", str(exc)) from None
+        except InputChanged:
+            raise
         except OSError as exc:
             raise usage_error(
                 "--session-eval-baseline", f"{settings.baseline_path}: cannot be read ({exc.strerror or exc})"
@@ -202,6 +232,9 @@ class SessionEvalRun:
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
         path = absolute(file_path)
+        if self.refused is not None and path in self.settings.collected_paths():
+            nodeid = data_file_node_id(parent.config, file_path)
+            return RefusedInput.from_parent(parent, path=file_path, nodeid=nodeid, message=self.refused)
         verify_path = self.settings.verify_path
         if path in self.journals and (verify_path is None or path == verify_path):
             nodeid = data_file_node_id(parent.config, file_path)

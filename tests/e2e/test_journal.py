@@ -371,7 +371,9 @@ def test_a_record_whose_own_fields_no_longer_reproduce_fails_its_record_item(
 def test_a_journal_line_that_cannot_be_read_fails_re_verification(pytester: pytest.Pytester, metrics: Path) -> None:
     journal_run(pytester, metrics)
     lines = (pytester.path / "eval.jsonl").read_text().splitlines()
-    (pytester.path / "eval.jsonl").write_text("{" + lines[0] + "\n" + lines[1] + "\n" + '{"record_kind": "session-ev')
+    # Line 3 is a record a crashed writer left torn, closed by a newline (as the next append
+    # closes it); a last line without one is still being written, and is not read.
+    (pytester.path / "eval.jsonl").write_text("{" + lines[0] + "\n" + lines[1] + "\n" + '{"record_kind": "session-ev\n')
     result = pytester.runpytest(
         "--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "-p", "no:randomly"
     )

@@ -17,6 +17,7 @@ from typing import Any, Final, TypeVar
 import pytest
 
 from ...core.jsonl import first_named, opens_json_document
+from ...core.snapshot import InputChanged
 from ...core.text import wire_safe
 from ...plugin._compat import index_teardown_reports
 from ...plugin.collection import (
@@ -40,6 +41,7 @@ from ...plugin.options import (
     runs_no_item,
     usage_error,
 )
+from ...plugin.snapshot import RefusedInput, fix_inputs, refused, snapshots
 from ...plugin.xdist import is_worker, register_wire_safety
 from ..datasets import DataFile, DecisionLog, EnvelopeSet, GoldenSet, ManifestLoad
 from ..manifest import EnvelopeManifest, GoldenManifest
@@ -105,7 +107,9 @@ def _configure(config: pytest.Config) -> None:
                 raise usage_error(flag, "needs an envelope set to check: give --policy-eval PATH too")
         return
     refuse_without_skipping(config, "--policy-eval")
+    snapshots(config)  # a worker reads what the controller fixed, from the manifests on
     run = PolicyRun.from_inputs(config, paths, manifest, decisions)
+    fix_inputs(config, [path for path, _ in run.files_read])
     claim_files(config, run.files_read)
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(run, "policy-eval-run")
@@ -171,6 +175,8 @@ def _read(reader: Callable[[DataFile], _Read], file: DataFile) -> _Read:
     """``reader(file)``; a file that cannot be read is a usage error naming it."""
     try:
         return reader(file)
+    except InputChanged:
+        raise
     except OSError as exc:
         raise pytest.UsageError(f"policy eval: cannot read {file.path}: {exc.strerror or exc}") from None
 
@@ -189,6 +195,7 @@ class PolicyRun:
         self.decisions = decisions
         self.verdicts: dict[Path, tuple[str, list[CheckResult]]] = {}
         self.tally = PolicyTally()
+        self.refused: str | None = None  # on a worker: why an input cannot be read (it changed)
 
     @classmethod
     def from_inputs(
@@ -274,10 +281,20 @@ class PolicyRun:
         files += [(source.manifest.file.path, "a manifest") for source in self.goldens]
         return files
 
+    @property
+    def data_paths(self) -> list[Path]:
+        """The files that become pytest collectors."""
+        return [path for path, what in self.files_read if what != "a manifest"]
+
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Read and review every data file once, before collection."""
         with naming_options_as_given(session.config, EVERY_OPTION):
-            self._start(session)
+            try:
+                self._start(session)
+            except InputChanged as exc:
+                if not is_worker(session.config):
+                    raise pytest.UsageError(f"policy eval: {refused(exc)}") from None
+                self.refused = refused(exc)  # a collection error: a worker's usage error would go unreported
 
     def _start(self, session: pytest.Session) -> None:
         index_teardown_reports(session.config.pluginmanager.getplugin("terminalreporter"))
@@ -304,6 +321,9 @@ class PolicyRun:
             self.verdicts[golden_source.file.path] = ("golden-set", review_golden_set(golden, golden_source.manifest))
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+        if self.refused is not None and absolute(file_path) in self.data_paths:
+            nodeid = data_file_node_id(parent.config, file_path)
+            return RefusedInput.from_parent(parent, path=file_path, nodeid=nodeid, message=self.refused)
         found = self.verdicts.get(absolute(file_path))
         if found is None:
             return None
