@@ -198,3 +198,14 @@ def test_a_journal_read_and_appended_to_sees_the_records_added_since_the_run_beg
     result = run("eval.jsonl", "2026-08-02T00:00:00Z", "--session-eval", "eval.jsonl")
     result.stdout.fnmatch_lines(["journal eval.jsonl: 0 record(s) appended, 2 already present"])
     assert (pytester.path / "eval.jsonl").read_bytes() == earlier + later
+
+
+def test_a_baseline_rewritten_under_the_workers_is_refused_naming_it(pytester: pytest.Pytester, metrics: Path) -> None:
+    _journal_run(pytester)
+    (pytester.path / "eval.jsonl").rename(pytester.path / "baseline.jsonl")
+    pytester.makeconftest(CHANGE_ON_GW1.format(target="baseline.jsonl", change=REWRITE))
+    result = pytester.runpytest("--session-eval", "metrics", "--session-eval-baseline", "baseline.jsonl", "-n", "2")
+    assert result.ret != pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(
+        ["*ERROR collecting metrics/sessions.jsonl*", "cannot read */baseline.jsonl: *are not those it held*"]
+    )
