@@ -129,7 +129,7 @@ class SessionEvalRun:
         for path, snapshot in fix_inputs(config, files, journals).items():
             if snapshot.left_out:
                 self.messages.append(
-                    f"{path}: its last line has no newline yet (a record being written?): the "
+                    f"{located(config, path)}: its last line has no newline yet (a record being written?): the "
                     f"{snapshot.left_out} byte(s) after the last newline are not read"
                 )
 
