@@ -1,11 +1,12 @@
 """Timestamps are read exactly as V8's ``Date.parse`` reads them (node, TZ=UTC).
 
 ``data/timestamps.jsonl`` (V8's answers for 11,052 spellings, from the specification) and
-``data/timestamps-more.jsonl`` (other spellings of the same families, written by
-``generate_timestamp_table.py``) are facts about V8: every row is checked by its ``must``
-rule, ``"equal"`` (exactly ``v8_ms``, or unparseable where it is null) or ``"equal-or-null"``
-(``v8_ms`` or unparseable, never another instant). Where node is on PATH, a seeded batch of
-fresh spellings is compared with node itself.
+``data/timestamps-more.jsonl`` (other spellings of the same families, then a block of edge
+cases family by family, written by ``generate_timestamp_table.py``) are facts about V8:
+every row is checked by its ``must`` rule, ``"equal"`` (exactly ``v8_ms``, or unparseable
+where it is null) or ``"equal-or-null"`` (``v8_ms`` or unparseable, never another instant).
+Where node is on PATH, seeded batches of fresh spellings and of fresh edge cases are
+compared with node itself.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import random
 import oracle
 import pytest
 from builders import ROOT
-from timestamp_spellings import NODE, spellings, v8_parse
+from timestamp_spellings import EDGE_FAMILIES, NODE, edge_spellings, spellings, v8_parse
 
 from pytest_sessioneval.core.timestamps import _parse, parse_timestamp_ms
 
@@ -65,6 +66,19 @@ def test_fresh_spellings_read_as_node_reads_them() -> None:
         f"{text!r}: V8 {want}, parsed {parse_timestamp_ms(text)}, oracle {oracle.parse_timestamp(text)}"
         for text, want in zip(texts, v8_parse(texts))
         if parse_timestamp_ms(text) != want or oracle.parse_timestamp(text) != want
+    ]
+    assert not mismatches, f"{len(mismatches)} of {len(texts)} spellings differ:\n" + "\n".join(mismatches[:50])
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not on PATH: no V8 to compare with (the tables still are)")
+def test_fresh_edge_spellings_read_as_node_reads_them() -> None:
+    per_family = 300
+    texts = edge_spellings(seed=1_784_192_707, per_family=per_family, known=set())
+    assert len(texts) == per_family * len(EDGE_FAMILIES)
+    mismatches = [
+        f"{text!r}: V8 {want}, parsed {parse_timestamp_ms(text)}, oracle {oracle.parse_timestamp(text)}"
+        for text, want in zip(texts, v8_parse(texts))
+        if parse_timestamp_ms(text) != want or _parse(text) != want or oracle.parse_timestamp(text) != want
     ]
     assert not mismatches, f"{len(mismatches)} of {len(texts)} spellings differ:\n" + "\n".join(mismatches[:50])
 
