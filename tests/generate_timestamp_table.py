@@ -7,6 +7,13 @@ gives for it in node with ``TZ=UTC`` (integer milliseconds, ``null`` for ``NaN``
 ``must`` is ``"equal"`` for every row: the parser reproduces V8 exactly, mutated junk
 included. Spellings already in ``timestamps.jsonl``, and repeats, are left out.
 
+After those ``ROWS`` rows comes a second block, drawn with ``EDGE_SEED`` by
+``timestamp_spellings.edge_spellings``: ``EDGE_ROWS_PER_FAMILY`` spellings of each edge
+family (offsets, fraction digits and 24:00, white space, years, fields out of range, names,
+am/pm, comments, what JavaScript's Date methods write, US dates, numbers, token sequences,
+the ends of the range of time values, times cut short or doubled colons),
+none of them in an earlier row. The first block does not depend on the second.
+
 Usage (node on PATH): python tests/generate_timestamp_table.py [OUTPUT]
 The output is the same on every run with the same node and the same generator.
 """
@@ -17,10 +24,12 @@ import json
 import sys
 from pathlib import Path
 
-from timestamp_spellings import spellings, v8_parse
+from timestamp_spellings import edge_spellings, spellings, v8_parse
 
 SEED = 20260716
 ROWS = 4000
+EDGE_SEED = 20261206
+EDGE_ROWS_PER_FAMILY = 75
 DATA = Path(__file__).resolve().parent / "data"
 
 
@@ -35,6 +44,7 @@ def rows() -> list[dict[str, object]]:
             texts.append(text)
         if len(texts) == ROWS:
             break
+    texts += edge_spellings(EDGE_SEED, EDGE_ROWS_PER_FAMILY, seen)
     return [{"text": text, "v8_ms": ms, "must": "equal"} for text, ms in zip(texts, v8_parse(texts))]
 
 
