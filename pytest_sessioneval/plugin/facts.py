@@ -30,6 +30,7 @@ Kind = Literal[
     "verified-record",  # a stored record's own fields re-scored
     "unreadable",  # a journal line re-verification cannot read
     "invalid-record",  # a journal record the schema refuses
+    "seal",  # a line of a journal's seal: one run's records, checked
 ]
 
 # What each kind carries, in order: as JUnit properties (a field without a value is left
@@ -57,6 +58,7 @@ _PROPERTIES: Final[dict[str, tuple[str, ...]]] = {
     "verified-record": ("run_id", "session_id", "line", "verification"),
     "unreadable": ("line", "unreadable", "verification"),
     "invalid-record": ("line", "invalid"),
+    "seal": ("line", "seal_line", "reason", "verification"),
 }
 _METADATA: Final[dict[str, tuple[str, ...]]] = {
     "verdict": (
@@ -77,17 +79,24 @@ _METADATA: Final[dict[str, tuple[str, ...]]] = {
     "verified-record": ("run_id", "session_id", "line", "checked"),
     "unreadable": ("line", "unreadable"),
     "invalid-record": ("line", "invalid"),
+    "seal": ("line", "seal_line", "reason"),
 }
 # Fields of free text, which reports show ``printable``.
 _FREE_TEXT: Final = frozenset({"evidence", "cause", "reason", "scored_on_request", "unreadable", "invalid"})
 # The value of the "verification" property, which tells re-verification's kinds apart.
-_VERIFICATION: Final[dict[str, object]] = {"verified": True, "verified-record": "record", "unreadable": "unreadable"}
+_VERIFICATION: Final[dict[str, object]] = {
+    "verified": True,
+    "verified-record": "record",
+    "unreadable": "unreadable",
+    "seal": "seal",
+}
 
 
 @dataclass(frozen=True, slots=True)
 class ItemFacts:
     """One item's facts. ``reason`` says why a session is not scored, a record has no
-    usable session_id, or a journal line cannot be read; ``invalid`` names each field of
+    usable session_id, a journal line cannot be read, or what breaks a run's seal (its
+    ``seal_line``); ``invalid`` names each field of
     a record the schema refuses, with the message. ``cause`` is the code of why a verdict
     is not-applicable or cannot-determine; ``scored_on_request`` the eligibility rule's
     reason to leave out a session that was scored because it was named."""
@@ -108,6 +117,7 @@ class ItemFacts:
     started_at: str | None = None
     rubric_version: str | None = None
     rubric_sha256: str | None = None
+    seal_line: int | None = None
 
     def _value(self, name: str) -> Any:
         if name == "eligible":
@@ -163,6 +173,11 @@ class ItemFacts:
             kind = "verified-record"
         elif verification == "unreadable":
             return cls("unreadable", line, reason=props.get("unreadable"))
+        elif verification == "seal":
+            seal_line = props.get("seal_line")
+            return cls(
+                "seal", line, reason=props.get("reason"), seal_line=seal_line if type(seal_line) is int else None
+            )
         elif verification:
             kind = "verified"  # (a dimension the stored record lacks has no status)
         elif "invalid" in props:

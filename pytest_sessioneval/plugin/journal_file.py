@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -13,6 +14,7 @@ from ..core.naming import escape_name, unique_name
 from ..core.rubric import JUDGE, Rubric
 from ..core.sessions import eligibility
 from ..records.schema import InvalidRecord, validate_record
+from ..records.seal import RunCheck
 from ..records.verify import (
     Drift,
     diff_dimension,
@@ -21,6 +23,7 @@ from ..records.verify import (
     worded_here,
     written_here,
 )
+from ._compat import bestrelpath
 from .facts import ItemFacts, Kind
 from .items import LineFile, LineItem
 from .journals import StoredJournal
@@ -41,6 +44,8 @@ class JournalFile(LineFile):
 
     def collect(self) -> Iterator[LineItem]:
         taken: set[str] = set()
+        if self.journal.verify:
+            yield from self._seal_items(taken)
         # Re-verified, a line that holds no readable record is one that cannot be: it fails
         # (as input, it is a warning, as any unusable line of the metrics is).
         unreadable = iter(self.journal.problems if self.journal.verify else [])
@@ -70,6 +75,22 @@ class JournalFile(LineFile):
         while pending is not None:
             yield self._unreadable(taken, pending)
             pending = next(unreadable, None)
+
+    def _seal_items(self, taken: set[str]) -> Iterator[LineItem]:
+        """Re-verified, one item per line of the journal's seal (``seal-<N>``): that run's
+        records are in the journal as sealed, and the line chains from the one before; or
+        one item ``seal`` that fails when the seal cannot be read."""
+        seal = self.journal.seal_path
+        if self.journal.seal_problem is not None:
+            name = unique_name(taken, lambda n: "seal" if n == 1 else f"seal~{n - 1}")
+            yield self.child(SealItem, name, seal=seal, run=None, problem=self.journal.seal_problem)
+            return
+        if self.journal.seal is None:
+            return
+        for run in self.journal.seal.runs:
+            label = f"seal-{run.seal_line}"
+            name = unique_name(taken, lambda n: label if n == 1 else f"{label}~{n - 1}")
+            yield self.child(SealItem, name, seal=seal, run=run, problem=run.problem)
 
     def _unreadable(self, taken: set[str], problem: InputProblem) -> LineItem:
         where = unique_name(taken, lambda n: f"line-{problem.line}" if n == 1 else f"line-{problem.line}~{n - 1}")
@@ -310,6 +331,38 @@ class UnreadableRecordItem(LineItem):
 
 class InvalidRecordError(Exception):
     """A stored record breaks the schema."""
+
+
+class SealBroken(Exception):
+    """A run's records are not in the journal as its seal line seals them."""
+
+
+class SealItem(LineItem):
+    """One line of the journal's seal: passes when that run's records are in the journal as
+    sealed (the same bytes, as many records) and the line chains from the one before."""
+
+    def __init__(self, *, seal: Path, run: RunCheck | None, problem: str | None, **kwargs: Any) -> None:
+        line = run.lines[0] if run is not None and run.lines is not None else 1
+        facts = ItemFacts("seal", line, reason=problem, seal_line=run.seal_line if run is not None else None)
+        super().__init__(facts=facts, **kwargs)
+        self.seal = seal
+        self.run = run
+        self.problem = problem
+        self.add_marker(pytest.mark.deterministic)
+
+    def runtest(self) -> None:
+        if self.problem is not None:
+            raise SealBroken(self.problem)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
+        if isinstance(excinfo.value, SealBroken):
+            seal = bestrelpath(self.config.invocation_params.dir, self.seal)
+            if self.run is None:
+                return (
+                    f"{seal}: the journal's seal cannot be read, so its completeness cannot be checked\n{self.problem}"
+                )
+            return f"{seal}:{self.run.seal_line}: {self.run.run}: broken\n{self.problem}"
+        return super().repr_failure(excinfo, style)
 
 
 class InvalidRecordItem(LineItem):

@@ -9,12 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from ..core.engine import Evaluation, Selection, SessionEvaluation, evaluate
+from ..core.io import read_bytes, stat_kind
 from ..core.jsonl import InputProblem
 from ..core.rubric import Rubric
 from ..core.sessions import eligibility
 from ..records.build import recorded_platform
 from ..records.journal import read_journal
+from ..records.seal import SealReport, check_seal, seal_path
 from ._compat import bestrelpath
+from .files import not_a_file
 
 __all__ = ["StoredJournal"]
 
@@ -32,13 +35,24 @@ class StoredJournal:
     # The same key -> file:line of each scoring, for a session that sessions files given score differently.
     scored_apart: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     rubrics: dict[str, Rubric] = field(default_factory=dict)
+    # Re-verified: the journal checked against its seal (None: no seal, or one that cannot be
+    # read, ``seal_problem`` saying why).
+    seal: SealReport | None = None
+    seal_problem: str | None = None
 
     @classmethod
     def read(cls, path: Path, rubrics: Mapping[str, Rubric], *, verify: bool = False) -> StoredJournal:
-        """The journal's records, read once. Raises ``OSError`` when it cannot be read."""
+        """The journal's records, read once (re-verified, with its seal). Raises ``OSError``
+        when it cannot be read."""
         journal = cls(path, [], verify=verify, rubrics=dict(rubrics))
         journal.records = read_journal(path, journal.problems, journal.looked_past)
+        if verify:
+            journal.seal, journal.seal_problem = _read_seal(path)
         return journal
+
+    @property
+    def seal_path(self) -> Path:
+        return seal_path(self.path)
 
     def score_afresh(
         self,
@@ -81,6 +95,26 @@ class StoredJournal:
             if any(_result(entry) != _result(eligible[0][0]) for entry, _ in eligible[1:]):
                 self.scored_apart[key] = [where for _, where in eligible]
         return evaluations
+
+
+def _read_seal(path: Path) -> tuple[SealReport | None, str | None]:
+    """The journal checked against its seal; or no seal; or why the seal cannot be read. A
+    FIFO or a directory at the seal's path is never opened (reading a FIFO would wait)."""
+    sealing = seal_path(path)
+    try:
+        kind = stat_kind(sealing)
+    except (OSError, ValueError) as exc:
+        return None, f"{sealing}: cannot be looked at ({exc})"
+    if kind is None:
+        return None, None
+    if kind != "file":
+        return None, f"{sealing}: {not_a_file(kind)}"
+    try:
+        seal = read_bytes(sealing)
+        data = read_bytes(path)
+    except OSError as exc:
+        return None, f"{exc.filename or sealing}: cannot be read ({exc.strerror or exc})"
+    return check_seal(data, seal), None
 
 
 def _result(entry: SessionEvaluation) -> tuple[object, ...]:

@@ -105,6 +105,14 @@ OPTIONS: tuple[Option, ...] = (
         "PATH",
     ),
     Option(
+        "--session-eval-journal-lock-timeout",
+        "session_eval_journal_lock_timeout",
+        "seconds to wait for the journal's lock, held by another process, before failing with nothing "
+        "appended (default: 30)",
+        "string",
+        "SECONDS",
+    ),
+    Option(
         "--session-eval-model-id",
         "session_eval_model_id",
         "the model id recorded in journal records (ANTHROPIC_MODEL in the environment wins)",

@@ -4,6 +4,7 @@ the HTML page; and the record of a scored session, which a judge reads too."""
 from __future__ import annotations
 
 import socket
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 
 from ..core.engine import Evaluation, SessionEvaluation, SkippedSession
-from ..core.io import open_input
+from ..core.io import BROKEN_LINK, open_input
 from ..core.snapshot import unheld
 from ..records.build import (
     PLUGIN_VERSION,
@@ -19,11 +20,13 @@ from ..records.build import (
     hostname_hash,
     recorded_platform,
 )
-from ..records.journal import JournalError, append_records, foreign_to_journal
+from ..records.journal import JournalError, JournalLocked, append_records, foreign_to_journal
 from ..records.schema import STANDARD_VERSION, InvalidRecord
+from ..records.seal import seal_path
 from ..report.html import ReportData, SessionRow, first_text, is_html_page, write_report
 from ._compat import bestrelpath
-from .options import usage_error
+from .files import path_kind
+from .options import how_given, usage_error
 from .settings import Settings
 from .summary import Tally
 
@@ -141,26 +144,61 @@ def _append_journal(
             f"journal {bestrelpath(session.config.invocation_params.dir, settings.journal_path)}: 0 record(s) appended"
         )
         return messages
+    start = session.config.invocation_params.dir
+    journal = bestrelpath(start, settings.journal_path)
+    timeout = settings.journal_lock_timeout
+    flag = how_given(session.config, "--session-eval-journal-lock-timeout")
+
+    def waiting() -> None:
+        _tell(
+            session.config,
+            f"session evaluation: waiting for the lock on the journal {journal}, which another process holds "
+            f"(up to {timeout:g} s: {flag})",
+        )
+
     try:
         with unheld():  # an input journal too: the append sees every record, those added since the run began
-            outcome = append_records(settings.journal_path, records)
+            outcome = append_records(settings.journal_path, records, lock_timeout=timeout, waiting=waiting)
     except JournalError as exc:
-        messages.append(f"ERROR: {exc}")
+        messages.append(
+            f"ERROR: {exc}" + (f" ({flag} sets how long to wait)" if isinstance(exc, JournalLocked) else "")
+        )
         fail(session)
         return messages
     messages.append(
-        f"journal {bestrelpath(session.config.invocation_params.dir, settings.journal_path)}: "
-        f"{len(outcome.written)} record(s) appended, {len(outcome.unchanged)} already present"
+        f"journal {journal}: {len(outcome.written)} record(s) appended, {len(outcome.unchanged)} already present"
     )
+    if outcome.head is not None:
+        messages.append(
+            f"{bestrelpath(start, seal_path(settings.journal_path))}: line {outcome.seal_line} seals them; "
+            f"chain head {outcome.head}"
+        )
     if outcome.refused:
         messages.extend(f"REFUSED {reason}" for reason in outcome.refused)
         fail(session)
     return messages
 
 
+def _tell(config: pytest.Config, line: str) -> None:
+    """Say ``line`` on the terminal now (not in the summary, which comes later)."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(line, yellow=True)
+    else:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+
 def _refuse_foreign_journal(path: Path) -> None:
     """Records are appended only to a journal: never into a page, a sessions or events
-    file, or anything else that happens to be at the path given."""
+    file, or anything else that happens to be at the path given; and its seal, beside it,
+    must be a file (or nothing yet)."""
+    sealing = seal_path(path)
+    if path_kind("--session-eval-journal", sealing) not in (None, BROKEN_LINK, "file"):
+        raise usage_error(
+            "--session-eval-journal",
+            f"{sealing}: not a file; the journal's seal is kept there, beside it: remove what is at that path",
+        )
     try:
         what = foreign_to_journal(path) if path.is_file() else None
     except OSError:  # unreadable: the append says so, naming the journal

@@ -81,6 +81,7 @@ class Settings:
     baseline_path: Path | None = None
     markdown_path: Path | None = None
     summary_path: Path | None = None
+    journal_lock_timeout: float = 30.0  # seconds an append waits for the journal's lock
 
     def collected_paths(self) -> list[Path]:
         """The files that become pytest collectors (re-verification collects only its journal)."""
@@ -127,8 +128,10 @@ def read_settings(config: pytest.Config) -> Settings | None:
     if journal is not None and not is_worker(config) and not verify:
         journal_path = writable_file("--session-eval-journal", journal)
         model = _record_model(config, required=True)
+        lock_timeout = _lock_timeout(config)
     else:
         model = _record_model(config, required=False)
+        lock_timeout = _LOCK_TIMEOUT
     handle = option_value(config, "--session-eval-handle")
     if handle is not None and is_blank(_utf8_text("--session-eval-handle", handle)):
         raise usage_error("--session-eval-handle", "is blank; leave it out for an anonymised record")
@@ -154,6 +157,7 @@ def read_settings(config: pytest.Config) -> Settings | None:
         check_every_event_line=not option_value(config, "--session-eval-fast-events"),
         allow_empty=bool(option_value(config, "--session-eval-allow-empty")),
         notes=notes,
+        journal_lock_timeout=lock_timeout,
         **gating,
     )
     refuse_overwriting_inputs(config, settings)
@@ -428,6 +432,23 @@ def _judge_timeout(config: pytest.Config) -> float | None:
         raise usage_error(
             "--session-eval-judge-timeout",
             f"{value!r} is longer than a day ({_LONGEST_JUDGE_TIMEOUT:g} s); leave it out for no limit",
+        )
+    return seconds
+
+
+_LOCK_TIMEOUT = 30.0
+
+
+def _lock_timeout(config: pytest.Config) -> float:
+    """How long an append waits for the journal's lock (0: not at all)."""
+    value = option_value(config, "--session-eval-journal-lock-timeout")
+    if value is None:
+        return _LOCK_TIMEOUT
+    seconds = float(value) if _DECIMAL.fullmatch(value) else -1.0
+    if not 0 <= seconds <= _LONGEST_JUDGE_TIMEOUT:
+        raise usage_error(
+            "--session-eval-journal-lock-timeout",
+            f"{value!r} is not a number of seconds from 0 to a day ({_LONGEST_JUDGE_TIMEOUT:g})",
         )
     return seconds
 

@@ -60,6 +60,7 @@ class Tally:
     verification: dict[str, str] = field(default_factory=dict)  # node id -> outcome, per stored verdict
     verified_records: dict[str, str] = field(default_factory=dict)  # node id -> outcome, per record's own fields
     unreadable_records: set[str] = field(default_factory=set)  # node ids of journal lines re-verification cannot read
+    seals: dict[str, str] = field(default_factory=dict)  # node id -> outcome, per line of a journal's seal
     # The data files whose items are counted, as pytest locates them (relative to the
     # rootdir): another test's record_property never counts, whatever its names.
     files: frozenset[str] = frozenset()
@@ -88,6 +89,9 @@ class Tally:
             return
         if facts.kind == "unreadable":
             self.unreadable_records.add(nodeid)
+            return
+        if facts.kind == "seal":
+            self.seals[nodeid] = outcome
             return
         if facts.kind == "verified":
             self.verification[nodeid] = outcome
@@ -134,17 +138,19 @@ class Tally:
         return (file, escape_name(session_id)) in self.not_scored
 
     def verification_line(self) -> str | None:
-        if not self.verification and not self.verified_records and not self.unreadable_records:
+        if not self.verification and not self.verified_records and not self.unreadable_records and not self.seals:
             return None
         outcomes = Counter(self.verification.values())
         records = Counter(self.verified_records.values())
+        seals = Counter(self.seals.values())
         unreadable = f"; {len(self.unreadable_records)} journal line(s) unreadable" if self.unreadable_records else ""
+        sealed = f"; {seals['passed']} sealed run(s) intact, {seals['failed']} not" if self.seals else ""
         return (
             f"re-verification: {outcomes['passed']} stored verdict(s) reproduced, "
             f"{outcomes['failed']} not reproduced, "
             f"{outcomes['skipped']} not re-verifiable (judge); "
             f"{records['passed']} record(s) whose KPIs, host class and run_id reproduced, {records['failed']} not"
-            f"{unreadable}"
+            f"{unreadable}{sealed}"
         )
 
     @property
@@ -158,6 +164,7 @@ class Tally:
             or self.verification
             or self.verified_records
             or self.unreadable_records
+            or self.seals
         )
 
     def deterministic_counts(self) -> dict[str, Counter[str]]:
@@ -293,7 +300,7 @@ def write_summary(terminalreporter: Any, config: pytest.Config, run: SessionEval
     """The "session evaluation" section of the terminal summary."""
     skipped = _input_problems_line(config, run)
     stamps = _unreadable_timestamps_line(config, run)
-    looked_past = _looked_past_lines(config, run)
+    looked_past = _looked_past_lines(config, run) + _seal_lines(config, run)
     left_out = _left_out_lines(config, run)
     scored_none = _scored_none_line(config, run)
     gated = run.gates.lines()
@@ -391,6 +398,38 @@ def _looked_past_lines(config: pytest.Config, run: SessionEvalRun) -> list[str]:
         for path, journal in run.journals.items()
         if journal.looked_past
     ]
+
+
+def _seal_lines(config: pytest.Config, run: SessionEvalRun) -> list[str]:
+    """Re-verifying, what the journal's seal says: its chain head (to keep elsewhere), the
+    journal lines no seal covers, or that there is no seal."""
+    verify_path = run.settings.verify_path
+    journal = run.journals.get(verify_path) if verify_path is not None else None
+    if journal is None or journal.seal_problem is not None:
+        return []  # (a failed item says why the seal cannot be read)
+    start = config.invocation_params.dir
+    where, seal = bestrelpath(start, journal.path), bestrelpath(start, journal.seal_path)
+    report = journal.seal
+    if report is None:
+        return [
+            f"{where}: no seal ({seal}), so a record deleted or duplicated cannot be told: its completeness "
+            "is not checked (a run that appends to it starts one)"
+        ]
+    lines = []
+    if report.head is not None:
+        lines.append(
+            f"{seal}: {len(report.runs)} sealed run(s); chain head {report.head} "
+            f"(tail -n 1 {seal} | sha256sum gives it; kept elsewhere, it vouches for every sealed run)"
+        )
+    if report.unsealed:
+        copies = [f"{line} repeats {report.copies[line]}" for line in report.unsealed if line in report.copies]
+        lines.append(
+            f"{where}: {len(report.unsealed)} line(s) no seal covers (appended by another tool, or after "
+            f"the last sealed run), whose completeness cannot be checked: "
+            f"line{'s' if len(report.unsealed) > 1 else ''} {first_few([str(line) for line in report.unsealed])}"
+            + (f"; of them, a copy of a sealed record: line {first_few(copies)}" if copies else "")
+        )
+    return lines
 
 
 def _input_problems_line(config: pytest.Config, run: SessionEvalRun) -> str | None:

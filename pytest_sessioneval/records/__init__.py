@@ -1,10 +1,10 @@
 """The session-eval record of aiat-llm-eval/1.0: its schema (``schema``), how one is built
 from a scored session (``build``), the append-only journal that keeps them (``journal``),
-and re-verification against a fresh scoring (``verify``). Pure, but for the journal's
-file locks."""
+re-verification against a fresh scoring (``verify``), and the seal beside a journal that
+makes it tamper-evident (``seal``). Pure, but for the journal's file locks."""
 
 from .build import PLUGIN_VERSION, build_record, hostname_hash, recorded_platform, run_id
-from .journal import AppendOutcome, JournalError, append_records, read_journal
+from .journal import AppendOutcome, JournalError, JournalLocked, append_records, read_journal
 from .schema import (
     FORBIDDEN_GLOBAL_SCORE_KEYS,
     MODEL_SOURCES,
@@ -29,6 +29,7 @@ __all__ = [
     "EvalRecord",
     "InvalidRecord",
     "JournalError",
+    "JournalLocked",
     "append_records",
     "build_record",
     "hostname_hash",

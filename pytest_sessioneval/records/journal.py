@@ -1,18 +1,24 @@
 """The eval journal: an append-only ``eval.jsonl`` of session-eval records.
 
-Appends are whole lines written with one ``write`` on an ``O_APPEND`` descriptor
-under an exclusive ``flock``, then fsynced: concurrent writers cannot interleave
-and a reader never sees half a record of a finished append. If an earlier crash
-left a torn last line, the next append starts on a fresh line, so the damage
-stays on that one line (reported as a bad line when read) and never spreads.
+Appends are whole lines written on an ``O_APPEND`` descriptor under an exclusive
+``flock``, then fsynced: concurrent writers cannot interleave and a reader never
+sees half a record of a finished append. An append is all or nothing: when a write
+fails (a full disk, a file size limit), the journal and its seal are cut back to
+their length before it. If an earlier crash left a torn last line, the next append
+starts on a fresh line, so the damage stays on that one line (reported as a bad line
+when read) and never spreads. Each append adds a line to the journal's seal
+(``seal``), under the same lock.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
-from collections.abc import Iterable
+import stat
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -24,10 +30,12 @@ from ..core.io import is_named, read_lines
 from ..core.jsonl import InputProblem, first_named, iter_objects, opens_json_document
 from ..core.values import is_blank
 from .schema import RECORD_KIND, InvalidRecord, validate_record
+from .seal import GENESIS, line_digest, seal_line, seal_path
 
 __all__ = [
     "AppendOutcome",
     "JournalError",
+    "JournalLocked",
     "append_records",
     "foreign_to_journal",
     "is_journal",
@@ -40,6 +48,10 @@ class JournalError(Exception):
     """The journal cannot be read or written."""
 
 
+class JournalLocked(JournalError):
+    """Another process held the journal's lock for longer than the append would wait."""
+
+
 @dataclass
 class AppendOutcome:
     """What an append did: records written, records already present, records refused and why."""
@@ -47,6 +59,8 @@ class AppendOutcome:
     written: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
+    seal_line: int = 0  # the line of the seal that seals the records written (0: none written)
+    head: str | None = None  # the digest of that line: the seal's chain head
 
 
 def read_journal(
@@ -161,13 +175,24 @@ def _digest(canonical: bytes) -> bytes:
     return hashlib.sha256(canonical).digest()
 
 
-def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutcome:
+def append_records(
+    path: Path,
+    records: Iterable[dict[str, Any]],
+    *,
+    lock_timeout: float | None = None,
+    waiting: Callable[[], None] | None = None,
+) -> AppendOutcome:
     """Append records that are new; keep identical ones once; refuse conflicts.
 
     Refused: an invalid record; a different record under a ``run_id`` already in
     the journal; a record whose ``rubric_version`` is bound in the journal to a
-    different ``rubric_sha256`` (the rubric text was edited in place).
-    Raises ``JournalError`` when the journal cannot be opened, read or written.
+    different ``rubric_sha256`` (the rubric text was edited in place). The records
+    written are sealed by a line of the journal's seal (``seal.seal_path``).
+
+    The journal's lock is waited for at most ``lock_timeout`` seconds (``None``: for as
+    long as it takes); ``waiting`` is called once when the wait has lasted a second.
+    Raises ``JournalLocked`` when the time runs out, ``JournalError`` when the journal or
+    its seal cannot be opened, read or written; either way nothing was appended.
     """
     outcome = AppendOutcome()
     try:
@@ -181,7 +206,7 @@ def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutco
     except OSError as exc:
         raise JournalError(f"cannot open the journal {path}: {exc.strerror or exc}") from None
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        _lock(fcntl, fd, path, lock_timeout, waiting)
         # Per run_id only a digest of its first record's canonical form is kept, and the
         # journal is read a line at a time: an append costs memory by the runs the journal
         # holds, not by the size of their records.
@@ -206,6 +231,7 @@ def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutco
                 rubric_hash.setdefault(version, (digest, number))
         size = os.fstat(fd).st_size
         chunks: list[bytes] = []
+        written: list[dict[str, Any]] = []
         if size:
             os.lseek(fd, size - 1, os.SEEK_SET)
             if os.read(fd, 1) != b"\n":
@@ -248,14 +274,162 @@ def append_records(path: Path, records: Iterable[dict[str, Any]]) -> AppendOutco
             rubric_hash.setdefault(version, (digest, 0))
             by_run[run] = (canonical, 0)  # 0: a record of this run, not yet on a line
             chunks.append(line)
+            written.append(record)
             outcome.written.append(run)
         if outcome.written:
-            data = b"".join(chunks)
-            if os.write(fd, data) != len(data):
-                raise JournalError(f"short write to the journal {path}")
-            os.fsync(fd)
+            records_start = size + len(chunks[0]) if chunks[0] == b"\n" else size
+            stamp = next((str(r["timestamp"]) for r in written if isinstance(r.get("timestamp"), str)), None)
+            _append_sealed(fd, size, b"".join(chunks), records_start, len(written), path, outcome, stamp)
     except OSError as exc:
-        raise JournalError(f"cannot write the journal {path}: {exc.strerror or exc}") from None
+        raise JournalError(f"cannot append to the journal {path}: {_told(exc)}; nothing was appended") from None
     finally:
         os.close(fd)
     return outcome
+
+
+def _told(exc: OSError) -> str:
+    """An OS error as the system names it: ``[Errno 28] No space left on device``."""
+    if exc.errno is not None and exc.strerror:
+        return f"[Errno {exc.errno}] {exc.strerror}"
+    return str(exc)
+
+
+def _lock(fcntl: Any, fd: int, path: Path, timeout: float | None, waiting: Callable[[], None] | None) -> None:
+    """Take the journal's exclusive lock, waiting at most ``timeout`` seconds for it."""
+    if timeout is None and waiting is None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return
+    begun = time.monotonic()
+    told = False
+    pause = 0.01
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except OSError as exc:
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise
+        waited = time.monotonic() - begun
+        if timeout is not None and waited >= timeout:
+            raise JournalLocked(
+                f"cannot append to the journal {path}: another process held its lock for "
+                f"{timeout:g} s; nothing was appended"
+            )
+        if not told and waited >= 1.0 and waiting is not None:
+            told = True
+            waiting()
+        nap = pause
+        if timeout is not None:
+            nap = min(nap, timeout - waited)
+        if not told and waiting is not None:
+            nap = min(nap, max(1.0 - waited, 0.0) or nap)
+        time.sleep(max(nap, 0.0))
+        pause = min(pause * 2, 0.1)
+
+
+def _append_sealed(
+    fd: int,
+    size: int,
+    data: bytes,
+    records_start: int,
+    count: int,
+    path: Path,
+    outcome: AppendOutcome,
+    timestamp: str | None,
+) -> None:
+    """Write ``data`` at the end of the journal (``size`` bytes long) and a line to its seal,
+    both or neither: on a failure either is cut back to its length before. The journal's
+    lock is held."""
+    sealing = seal_path(path)
+    try:
+        seal_fd = os.open(sealing, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o644)
+    except OSError as exc:
+        raise JournalError(
+            f"cannot append to the journal {path}: its seal {sealing} cannot be opened ({_told(exc)}); nothing was appended"
+        ) from None
+    try:
+        found = os.fstat(seal_fd)
+        if not stat.S_ISREG(found.st_mode):
+            raise JournalError(
+                f"cannot append to the journal {path}: its seal {sealing} is not a file; nothing was appended"
+            )
+        os.set_blocking(seal_fd, True)
+        seal_size = found.st_size
+        last = _last_line(seal_fd, seal_size)
+        closing = b"\n" if last and not last.endswith(b"\n") else b""
+        line = seal_line(
+            start=records_start,
+            end=size + len(data),
+            records=count,
+            sha256=hashlib.sha256(data[records_start - size :]).hexdigest(),
+            previous=line_digest(last + closing) if last else GENESIS,
+            timestamp=timestamp,
+        )
+        try:
+            _write_all(fd, data)
+            _write_all(seal_fd, closing + line)
+            os.fsync(fd)
+            os.fsync(seal_fd)
+        except OSError as exc:
+            cut = _cut_back(((fd, size, path), (seal_fd, seal_size, sealing)))
+            raise JournalError(f"cannot append to the journal {path}: {_told(exc)}; {cut}") from None
+        outcome.seal_line = _count_lines(seal_fd, seal_size) + 1
+        outcome.head = line_digest(line)
+    finally:
+        os.close(seal_fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data``; a write that writes nothing is an error (a full disk)."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        if written <= 0:
+            raise OSError(errno.ENOSPC, "no byte written (short write)")
+        view = view[written:]
+
+
+def _cut_back(files: tuple[tuple[int, int, Path], ...]) -> str:
+    """Cut each file back to its length before the append; what the message says of it."""
+    failed = []
+    for fd, size, name in files:
+        try:
+            os.ftruncate(fd, size)
+            os.fsync(fd)
+        except OSError as exc:
+            failed.append(
+                f"{name} could not be cut back to its {size} bytes ({_told(exc)}): bytes from {size} on are a partial append"
+            )
+    if failed:
+        return "; ".join(failed)
+    return "nothing was appended (the journal and its seal are as they were)"
+
+
+def _last_line(fd: int, size: int) -> bytes:
+    """The last line of the file (its newline included, when it has one)."""
+    end = size
+    if end and os.pread(fd, 1, end - 1) == b"\n":
+        end -= 1  # the newline that ends the last line
+    tail = b""
+    position = end
+    while position > 0:
+        step = min(position, 1 << 16)
+        position -= step
+        tail = os.pread(fd, step, position) + tail
+        newline = tail.rfind(b"\n")
+        if newline != -1:
+            return tail[newline + 1 :] + os.pread(fd, size - end, end)
+    return tail + os.pread(fd, size - end, end)
+
+
+def _count_lines(fd: int, size: int) -> int:
+    """How many lines the first ``size`` bytes of the file hold (a last one without a newline too)."""
+    count, position, last = 0, 0, b"\n"
+    while position < size:
+        block = os.pread(fd, min(1 << 20, size - position), position)
+        if not block:
+            break
+        count += block.count(b"\n")
+        position += len(block)
+        last = block[-1:]
+    return count + (last != b"\n")

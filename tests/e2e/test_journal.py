@@ -276,7 +276,7 @@ def test_a_journal_that_cannot_be_written_fails_the_run(pytester: pytest.Pyteste
 def test_verify_reproduces_and_reports_drift(pytester: pytest.Pytester, metrics: Path) -> None:
     journal_run(pytester, metrics)
     same = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "-v")
-    same.assert_outcomes(passed=12)  # five dimensions and the record's own fields, of two sessions
+    same.assert_outcomes(passed=13)  # five dimensions and the record's own fields, of two sessions; the run's seal
     same.stdout.fnmatch_lines(
         [
             "*eval.jsonl::a-eval-20260801T000000000Z?plan-fidelity? PASSED*",
@@ -285,7 +285,7 @@ def test_verify_reproduces_and_reports_drift(pytester: pytest.Pytester, metrics:
     )
     write_jsonl(metrics / "events.jsonl", [gate("2026-07-20T09:30:00Z", 3)])
     drift = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
-    drift.assert_outcomes(passed=9, failed=3)  # and a's record: its host class came from the events replaced
+    drift.assert_outcomes(passed=10, failed=3)  # and a's record: its host class came from the events replaced
     drift.stdout.fnmatch_lines(
         [
             "*eval.jsonl:1: run 'a-eval-20260801T000000000Z', verification-evidence: not reproduced",
@@ -358,11 +358,12 @@ def test_a_record_whose_own_fields_no_longer_reproduce_fails_its_record_item(
     target[field[-1]] = value
     write_jsonl(pytester.path / "eval.jsonl", records)
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
-    result.assert_outcomes(passed=11, failed=1)
+    result.assert_outcomes(passed=11, failed=2)  # the record's item, and its run's seal: the record was edited
     result.stdout.fnmatch_lines(
         [
             f"*{drift}*",
-            "re-verification: 10 stored verdict(s) reproduced, * 1 record(s) whose KPIs, host class and run_id reproduced, 1 not",
+            "re-verification: 10 stored verdict(s) reproduced, * 1 record(s) whose KPIs, host class and run_id reproduced, "
+            "1 not; 0 sealed run(s) intact, 1 not",
             f"FAILED eval.jsonl::{records[0]['run_id']}[[]record[]]*",
         ]
     )
@@ -370,6 +371,7 @@ def test_a_record_whose_own_fields_no_longer_reproduce_fails_its_record_item(
 
 def test_a_journal_line_that_cannot_be_read_fails_re_verification(pytester: pytest.Pytester, metrics: Path) -> None:
     journal_run(pytester, metrics)
+    (pytester.path / "eval.jsonl.seal").unlink()  # (lines damaged as a crash leaves them, not as sealed)
     lines = (pytester.path / "eval.jsonl").read_text().splitlines()
     # Line 3 is a record a crashed writer left torn, closed by a newline (as the next append
     # closes it); a last line without one is still being written, and is not read.
@@ -454,7 +456,8 @@ def test_a_session_in_two_sessions_files_of_one_run(pytester: pytest.Pytester, m
         ],
     )
     (changed / "events.jsonl").write_bytes((metrics / "events.jsonl").read_bytes())
-    (pytester.path / "eval.jsonl").unlink()
+    for name in ("eval.jsonl", "eval.jsonl.seal"):  # a new journal, and its seal
+        (pytester.path / name).unlink()
     result = journal_run(pytester, metrics, "--session-eval", str(changed))
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
@@ -474,7 +477,7 @@ def test_a_session_in_two_sessions_files_of_one_run(pytester: pytest.Pytester, m
             ]
         )
         outcomes.append(verify.parseoutcomes())
-    assert outcomes[0] == outcomes[1] == {"failed": 5, "passed": 6}
+    assert outcomes[0] == outcomes[1] == {"failed": 5, "passed": 7}  # the run's seal passes
 
 
 def test_a_run_that_appends_no_record_creates_no_journal(pytester: pytest.Pytester, metrics: Path) -> None:
@@ -501,7 +504,7 @@ def test_a_session_no_longer_eligible_in_one_of_two_files_is_re_verified_from_th
     verify = pytester.runpytest(
         "--session-eval", str(metrics), "--session-eval", str(later), "--session-eval-verify", "eval.jsonl"
     )
-    verify.assert_outcomes(passed=12)
+    verify.assert_outcomes(passed=13)  # and the run's seal
 
 
 def test_evidence_drift_counts_for_records_written_here(pytester: pytest.Pytester, metrics: Path) -> None:
@@ -510,12 +513,13 @@ def test_evidence_drift_counts_for_records_written_here(pytester: pytest.Pyteste
     records[0]["dimensions"][3]["evidence"] = "rewritten by hand"
     write_jsonl(pytester.path / "eval.jsonl", records)
     result = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl")
-    result.assert_outcomes(passed=11, failed=1)
+    result.assert_outcomes(passed=11, failed=2)  # the verdict, and its run's seal: the record was edited
     result.stdout.fnmatch_lines(["*evidence:*", "*stored: 'rewritten by hand'*"])
 
 
 def test_evidence_of_another_version_of_the_plugin_is_not_compared(pytester: pytest.Pytester, metrics: Path) -> None:
     journal_run(pytester, metrics)
+    (pytester.path / "eval.jsonl.seal").unlink()  # (the records stand for another version's, unsealed)
     records = journal_lines(pytester)
     records[0]["harness"]["plugin_version"] = "pytest-sessioneval/0.0.1"  # worded by an older version
     records[0]["dimensions"][3]["evidence"] = "worded otherwise"
@@ -1156,7 +1160,7 @@ def test_notes_in_a_journal_are_no_items_and_are_named_in_the_summary(
     )
     result = pytester.runpytest(*args)
     if mode == "--session-eval-verify":
-        result.assert_outcomes(passed=12)
+        result.assert_outcomes(passed=13)  # and the run's seal: the notes before it are no part of it
     else:
         result.assert_outcomes(passed=4, failed=2, skipped=4)  # as scored, b failing two dimensions
     assert "invalid-record" not in result.stdout.str()
@@ -1211,3 +1215,240 @@ def test_records_are_appended_only_to_a_journal_or_a_new_file(
         assert (pytester.path / "out.txt").read_text().startswith(content + ("\n" if content.endswith("x") else ""))
         records = [line for line in (pytester.path / "out.txt").read_text().splitlines() if line.startswith("{")]
         assert sum('"session_id":"a"' in line for line in records) == 1
+
+
+# A process that takes the journal's lock (as `flock eval.jsonl sleep 40` does), says so, and keeps it.
+_HOLDER = """
+import fcntl, sys, time
+with open(sys.argv[1], "a") as held:
+    fcntl.flock(held, fcntl.LOCK_EX)
+    print("locked", flush=True)
+    time.sleep(float(sys.argv[2]))
+"""
+
+
+def _hold_lock(path: Path, seconds: float) -> subprocess.Popen[str]:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(path), str(seconds)], stdout=subprocess.PIPE, text=True
+    )
+    assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+    return holder
+
+
+def _journal_state(pytester: pytest.Pytester) -> tuple[bytes, bytes]:
+    return tuple((pytester.path / name).read_bytes() for name in ("eval.jsonl", "eval.jsonl.seal"))  # type: ignore[return-value]
+
+
+def test_a_journal_lock_held_elsewhere_is_waited_for_then_the_run_fails_with_nothing_appended(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
+    journal_run(pytester, metrics)
+    before = _journal_state(pytester)
+    holder = _hold_lock(pytester.path / "eval.jsonl", 60)
+    try:
+        result = journal_run(
+            pytester, metrics, "--session-eval-journal-lock-timeout", "1.5", stamp="2026-08-02T00:00:00Z"
+        )
+    finally:
+        holder.kill()
+        holder.wait()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "session evaluation: waiting for the lock on the journal eval.jsonl, which another process holds "
+            "(up to 1.5 s: --session-eval-journal-lock-timeout)",
+            "ERROR: cannot append to the journal *eval.jsonl: another process held its lock for 1.5 s; nothing was "
+            "appended (--session-eval-journal-lock-timeout sets how long to wait)",
+        ]
+    )
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    assert _journal_state(pytester) == before
+
+
+def test_a_journal_lock_released_in_time_lets_the_run_append(pytester: pytest.Pytester, metrics: Path) -> None:
+    pytester.makeini("[pytest]\nsession_eval_journal_lock_timeout = 20\n")
+    holder = _hold_lock(pytester.path / "eval.jsonl", 1.5)
+    try:
+        result = journal_run(pytester, metrics)
+    finally:
+        holder.wait()
+    result.stdout.fnmatch_lines(
+        [
+            "*waiting for the lock on the journal eval.jsonl, which another process holds (up to 20 s: ini key "
+            "session_eval_journal_lock_timeout in *tox.ini)",
+            "journal eval.jsonl: 2 record(s) appended, 0 already present",
+        ]
+    )
+
+
+@pytest.mark.parametrize("value", ["-1", "soon", "nan", "86401"])
+def test_a_journal_lock_timeout_that_is_no_number_of_seconds_is_a_usage_error(
+    pytester: pytest.Pytester, metrics: Path, value: str
+) -> None:
+    result = journal_run(pytester, metrics, "--session-eval-journal-lock-timeout", value)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: --session-eval-journal-lock-timeout: '{value}' is not a number of seconds*"])
+
+
+_FULL_DISK = """
+import errno, os
+
+_write = os.write
+
+
+def _full(fd, data):
+    if os.path.basename(os.readlink(f"/proc/self/fd/{fd}")) == "eval.jsonl":
+        if len(data) > 1:
+            _write(fd, bytes(data[: len(data) // 2]))  # part of it fits
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    return _write(fd, data)
+
+
+def pytest_collection_finish(session):
+    os.write = _full
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="names descriptors through /proc")
+def test_a_full_disk_fails_the_run_and_leaves_the_journal_as_it_was(pytester: pytest.Pytester, metrics: Path) -> None:
+    journal_run(pytester, metrics)
+    before = _journal_state(pytester)
+    pytester.makeconftest(_FULL_DISK)
+    result = pytester.runpytest_subprocess(
+        "--session-eval",
+        str(metrics),
+        "--session-eval-journal",
+        "eval.jsonl",
+        "--session-eval-model-id",
+        "m",
+        "--session-eval-timestamp",
+        "2026-08-02T00:00:00Z",
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "ERROR: cannot append to the journal *eval.jsonl: [[]Errno 28[]] No space left on device; nothing was appended*"
+        ]
+    )
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    assert _journal_state(pytester) == before
+
+
+def _verify(pytester: pytest.Pytester, metrics: Path, *extra: str) -> pytest.RunResult:
+    return pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", *extra)
+
+
+def test_each_run_is_sealed_and_verified_by_an_item_and_the_chain_head_is_shown(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
+    first = journal_run(pytester, metrics)
+    second = journal_run(pytester, metrics, stamp="2026-08-02T00:00:00Z")
+    seal = (pytester.path / "eval.jsonl.seal").read_bytes().splitlines(keepends=True)
+    heads = [hashlib.sha256(b"".join(seal[:n][-1:])).hexdigest() for n in (1, 2)]
+    first.stdout.fnmatch_lines([f"eval.jsonl.seal: line 1 seals them; chain head {heads[0]}"])
+    second.stdout.fnmatch_lines([f"eval.jsonl.seal: line 2 seals them; chain head {heads[1]}"])
+    result = _verify(pytester, metrics, "-v")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(
+        [
+            "eval.jsonl::seal-1 PASSED*",
+            "eval.jsonl::seal-2 PASSED*",
+            "re-verification: * 2 sealed run(s) intact, 0 not",
+            f"eval.jsonl.seal: 2 sealed run(s); chain head {heads[1]} (tail -n 1 eval.jsonl.seal | sha256sum gives it*",
+        ]
+    )
+
+
+def test_a_record_deleted_from_a_sealed_run_fails_that_runs_seal_item(pytester: pytest.Pytester, metrics: Path) -> None:
+    journal_run(pytester, metrics)
+    journal_run(pytester, metrics, stamp="2026-08-02T00:00:00Z")
+    lines = (pytester.path / "eval.jsonl").read_bytes().splitlines(keepends=True)
+    (pytester.path / "eval.jsonl").write_bytes(lines[0] + b"".join(lines[2:]))  # run 1 loses session b
+    result = _verify(pytester, metrics)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.assert_outcomes(passed=19, failed=1)  # the first run's seal; every verdict left reproduces
+    result.stdout.fnmatch_lines(
+        [
+            "eval.jsonl.seal:1: seal line 1, the run of 2026-08-01T00:00:00.000Z, 2 record(s): broken",
+            "*lines 1-1 hold 1 line(s) for 2 sealed record(s): a record was deleted",
+            "FAILED eval.jsonl::seal-1*",
+        ]
+    )
+
+
+def test_a_copy_of_a_sealed_record_after_the_last_run_is_named_and_fails_its_run(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
+    journal_run(pytester, metrics)
+    lines = (pytester.path / "eval.jsonl").read_bytes().splitlines(keepends=True)
+    with open(pytester.path / "eval.jsonl", "ab") as journal:
+        journal.write(lines[1])
+    result = _verify(pytester, metrics)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "*(line 3 repeats line 2): a record was duplicated",
+            "eval.jsonl: 1 line(s) no seal covers (appended by another tool, or after the last sealed run), whose "
+            "completeness cannot be checked: line 3; of them, a copy of a sealed record: line 3 repeats 2",
+        ]
+    )
+
+
+def test_records_another_tool_appended_are_unsealed_not_tampering(pytester: pytest.Pytester, metrics: Path) -> None:
+    journal_run(pytester, metrics)
+    # Another tool appends records of its own between two sealed runs (and a note).
+    other = journal_run(pytester, metrics, stamp="2026-08-03T00:00:00Z")
+    assert other.ret == pytest.ExitCode.TESTS_FAILED  # (b fails its dimensions; written all the same)
+    lines = (pytester.path / "eval.jsonl").read_bytes().splitlines(keepends=True)
+    seal = (pytester.path / "eval.jsonl.seal").read_bytes().splitlines(keepends=True)
+    (pytester.path / "eval.jsonl.seal").write_bytes(seal[0])  # as if another tool had written lines 3 and 4
+    with open(pytester.path / "eval.jsonl", "ab") as journal:
+        journal.write(b'{"note": "by hand"}\n')
+    journal_run(pytester, metrics, stamp="2026-08-02T00:00:00Z")
+    assert len(lines) == 4
+    result = _verify(pytester, metrics)
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(
+        [
+            "re-verification: * 2 sealed run(s) intact, 0 not",
+            "eval.jsonl: 3 line(s) no seal covers (*), whose completeness cannot be checked: lines 3, 4, 5",
+        ]
+    )
+
+
+def test_a_journal_without_a_seal_verifies_as_before_with_a_note(pytester: pytest.Pytester, metrics: Path) -> None:
+    journal_run(pytester, metrics)
+    (pytester.path / "eval.jsonl.seal").unlink()
+    result = _verify(pytester, metrics)
+    assert result.ret == pytest.ExitCode.OK
+    result.assert_outcomes(passed=12)
+    result.stdout.fnmatch_lines(
+        ["eval.jsonl: no seal (eval.jsonl.seal), so a record deleted or duplicated cannot be told: its completeness*"]
+    )
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory"])
+def test_a_seal_path_that_is_no_file_is_said_clearly_and_never_waited_on(
+    pytester: pytest.Pytester, metrics: Path, kind: str
+) -> None:
+    journal_run(pytester, metrics)
+    seal = pytester.path / "eval.jsonl.seal"
+    seal.unlink()
+    if kind == "fifo":
+        os.mkfifo(seal)
+    else:
+        seal.mkdir()
+    result = _verify(pytester, metrics)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.assert_outcomes(passed=12, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "eval.jsonl.seal: the journal's seal cannot be read, so its completeness cannot be checked",
+            "*eval.jsonl.seal: not a file",
+            "FAILED eval.jsonl::seal *",
+        ]
+    )
+    appended = journal_run(pytester, metrics, stamp="2026-08-02T00:00:00Z")
+    assert appended.ret == pytest.ExitCode.USAGE_ERROR
+    appended.stderr.fnmatch_lines(["ERROR: --session-eval-journal: *eval.jsonl.seal: not a file; the journal's seal*"])
+    assert "Traceback" not in appended.stdout.str() + appended.stderr.str()

@@ -501,7 +501,9 @@ def test_the_firewall_stamps_judge_fields_and_records_carry_them_last(pytester: 
     assert quality["score"] == 0.2 and quality["advisory"] is True
     assert all("advisory" not in d for d in record["dimensions"][:5])
     verify = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", "-rs")
-    verify.assert_outcomes(passed=12, skipped=3)  # five dimensions and the record's own fields, of two sessions
+    verify.assert_outcomes(
+        passed=13, skipped=3
+    )  # five dimensions and the record's own fields, of two sessions; the seal
     verify.stdout.fnmatch_lines(["*judge dimension: advisory and not re-verifiable*"])
 
 
@@ -742,7 +744,7 @@ def test_a_journal_of_two_rubric_versions_verifies_each_record_with_its_own(
             "-p", "token_budget", "--session-eval", str(metrics), "--session-eval-verify", "eval.jsonl", *chosen
         )
         assert verify.ret == pytest.ExitCode.OK, verify.stdout.str()
-        verify.assert_outcomes(passed=stored + len(records))  # and each record's own fields
+        verify.assert_outcomes(passed=stored + len(records) + 2)  # and each record's own fields, each run's seal
 
 
 def test_a_custom_rubric_is_bound_to_its_text_in_the_journal(pytester: pytest.Pytester, metrics: Path) -> None:
@@ -1160,7 +1162,7 @@ def test_verification_items_have_node_ids_of_their_own_when_a_dimension_is_named
     collected, records = _verification_ids_with_an_extra_dimension(
         pytester, metrics, "record", lambda dimensions: [d for d in dimensions if d["id"] != "record"]
     )
-    assert len(collected) == len(set(collected)) == records * 7
+    assert len(collected) == len(set(collected)) == records * 7 + 1  # and the run's seal
     assert sum(line.endswith("[record~2]") for line in collected) == records
 
 
@@ -1176,4 +1178,4 @@ def test_a_missing_dimension_spelt_like_a_repeated_one_gets_a_node_id_of_its_own
     collected, records = _verification_ids_with_an_extra_dimension(
         pytester, metrics, "gate-health~2", repeat_gate_health
     )
-    assert len(collected) == len(set(collected)) == records * 8
+    assert len(collected) == len(set(collected)) == records * 8 + 1  # and the run's seal

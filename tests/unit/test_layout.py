@@ -29,6 +29,7 @@ PURE = [
     "pytest_sessioneval.records.build",
     "pytest_sessioneval.records.journal",
     "pytest_sessioneval.records.schema",
+    "pytest_sessioneval.records.seal",
     "pytest_sessioneval.records.verify",
     "pytest_sessioneval.report",
     "pytest_sessioneval.report.baseline",
