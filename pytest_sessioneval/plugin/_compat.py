@@ -32,6 +32,7 @@ __all__ = [
     "is_in_confcutdir",
     "last_failed_paths",
     "set_report_nodeid",
+    "start_a_line",
 ]
 
 try:
@@ -201,3 +202,12 @@ def index_teardown_reports(reporter: Any) -> None:
 
     teardown_reports.indexed = True  # type: ignore[attr-defined]
     reporter._get_teardown_reports = teardown_reports
+
+
+def start_a_line(reporter: Any) -> None:
+    """End the terminal's current line, if anything is on it: a line said while the run ends
+    (not in a section of the summary) then starts on a line of its own, not after the
+    progress. pytest's own ``ensure_newline`` does so only within a file's progress."""
+    writer = getattr(reporter, "_tw", None)
+    if getattr(writer, "width_of_current_line", 0):
+        reporter.write("\n")

@@ -24,7 +24,7 @@ from ..records.journal import JournalError, JournalLocked, append_records, forei
 from ..records.schema import STANDARD_VERSION, InvalidRecord
 from ..records.seal import seal_path
 from ..report.html import ReportData, SessionRow, first_text, is_html_page, write_report
-from ._compat import bestrelpath
+from ._compat import bestrelpath, start_a_line
 from .files import path_kind
 from .options import how_given, usage_error
 from .settings import Settings
@@ -183,6 +183,7 @@ def _tell(config: pytest.Config, line: str) -> None:
     """Say ``line`` on the terminal now (not in the summary, which comes later)."""
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
+        start_a_line(reporter)
         reporter.write_line(line, yellow=True)
     else:
         sys.stderr.write(line + "\n")

@@ -1247,7 +1247,7 @@ def test_a_journal_lock_held_elsewhere_is_waited_for_then_the_run_fails_with_not
     holder = _hold_lock(pytester.path / "eval.jsonl", 60)
     try:
         result = journal_run(
-            pytester, metrics, "--session-eval-journal-lock-timeout", "1.5", stamp="2026-08-02T00:00:00Z"
+            pytester, metrics, "--session-eval-journal-lock-timeout", "1.5", "-q", stamp="2026-08-02T00:00:00Z"
         )
     finally:
         holder.kill()
@@ -1255,6 +1255,7 @@ def test_a_journal_lock_held_elsewhere_is_waited_for_then_the_run_fails_with_not
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         [
+            "*[[]100%[]]",  # the progress (-q names no file on its line), then on a line of its own:
             "session evaluation: waiting for the lock on the journal eval.jsonl, which another process holds "
             "(up to 1.5 s: --session-eval-journal-lock-timeout)",
             "ERROR: cannot append to the journal *eval.jsonl: another process held its lock for 1.5 s; nothing was "
