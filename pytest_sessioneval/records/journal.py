@@ -357,11 +357,13 @@ def _append_sealed(
         seal_size = found.st_size
         last = _last_line(seal_fd, seal_size)
         closing = b"\n" if last and not last.endswith(b"\n") else b""
+        first_line = data[records_start - size :].split(b"\n", 1)[0] + b"\n"
         line = seal_line(
             start=records_start,
             end=size + len(data),
             records=count,
             sha256=hashlib.sha256(data[records_start - size :]).hexdigest(),
+            first=hashlib.sha256(first_line).hexdigest(),
             previous=line_digest(last + closing) if last else GENESIS,
             timestamp=timestamp,
         )

@@ -4,11 +4,13 @@ A journal holds records alone (every line of it is read as a record by other eng
 what makes it tamper-evident lives in a file of its own, ``<journal>.seal``: one JSON line
 per run that appended records, written under the journal's lock with the records::
 
-    {"seal":1,"start":0,"end":5210,"records":2,"sha256":"…","previous":"000…000","timestamp":"…"}
+    {"seal":1,"start":0,"end":5210,"records":2,"sha256":"…","first":"…","previous":"000…000","timestamp":"…"}
 
 ``start`` and ``end`` are the byte range of that run's records in the journal, ``records``
-how many lines they are, ``sha256`` the digest of those bytes, and ``previous`` the digest
-of the seal line before (its bytes, newline included), ``GENESIS`` for the first. The
+how many lines they are, ``sha256`` the digest of those bytes, ``first`` the digest of the
+first of those lines (which finds them when lines before them were added or removed), and
+``previous`` the digest of the seal line before (its bytes, newline included), ``GENESIS``
+for the first. The
 digest of the last seal line is the chain head: kept elsewhere, it vouches for every run.
 
 ``check_seal`` tells, per seal line, whether the run's records are in the journal as
@@ -55,7 +57,9 @@ def line_digest(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
-def seal_line(*, start: int, end: int, records: int, sha256: str, previous: str, timestamp: str | None) -> bytes:
+def seal_line(
+    *, start: int, end: int, records: int, sha256: str, first: str, previous: str, timestamp: str | None
+) -> bytes:
     """One run's seal line, newline included."""
     entry: dict[str, Any] = {
         "seal": _VERSION,
@@ -63,6 +67,7 @@ def seal_line(*, start: int, end: int, records: int, sha256: str, previous: str,
         "end": end,
         "records": records,
         "sha256": sha256,
+        "first": first,
         "previous": previous,
         "timestamp": timestamp,
     }
@@ -76,6 +81,7 @@ class _Seal:
     end: int
     records: int
     sha256: str
+    first: str | None
     previous: str
     timestamp: str | None
 
@@ -152,6 +158,9 @@ def _parse(number: int, raw: bytes) -> _Seal | str:
         if not isinstance(held, str) or len(held) != 64 or not set(held) <= _HEX:
             return f"{name} is not a sha256 digest (64 lower-case hex digits)"
         digests[name] = held
+    first = value.get("first")
+    if first is not None and not (isinstance(first, str) and len(first) == 64 and set(first) <= _HEX):
+        return "first is not a sha256 digest (64 lower-case hex digits)"
     timestamp = value.get("timestamp")
     return _Seal(
         number,
@@ -159,6 +168,7 @@ def _parse(number: int, raw: bytes) -> _Seal | str:
         numbers["end"],
         numbers["records"],
         digests["sha256"],
+        first,
         digests["previous"],
         timestamp if isinstance(timestamp, str) else None,
     )
@@ -171,6 +181,7 @@ class _Journal:
         self.data = data
         self.starts = _split(data)
         self.boundaries = {*self.starts, len(data)}
+        self._by_digest: dict[str, list[int]] | None = None  # a line's digest -> where lines holding it start
 
     def line_of(self, offset: int) -> int:
         """The 1-based line holding ``offset``."""
@@ -199,18 +210,20 @@ class _Journal:
 
     def find(self, seal: _Seal, expected: int, after: int) -> int | None:
         """Where the sealed bytes are: at ``expected`` (where the runs before leave them),
-        else at the first line from ``after`` on that holds them."""
+        else at the first line from ``after`` on that holds them, looked for among the lines
+        that hold the first sealed line (each line is hashed once, for every seal)."""
         if expected >= after and self.holds(seal, expected):
             return expected
-        length = seal.end - seal.start
-        for index in range(bisect_left(self.starts, after), len(self.starts)):
-            at = self.starts[index]
-            if at + length > len(self.data):
-                break
-            if at + length in self.boundaries and self.holds(seal, at):
+        if seal.first is None:
+            return None
+        if self._by_digest is None:
+            self._by_digest = {}
+            for line, start in enumerate(self.starts, 1):
+                self._by_digest.setdefault(hashlib.sha256(self.raw(line)).hexdigest(), []).append(start)
+        candidates = self._by_digest.get(seal.first, [])
+        for at in candidates[bisect_left(candidates, after) :]:
+            if self.holds(seal, at):
                 return at
-        if length == 0 and after == len(self.data) and self.holds(seal, after):
-            return after
         return None
 
 

@@ -17,7 +17,7 @@ import pytest
 from builders import reference_record
 
 from pytest_sessioneval.records.journal import JournalError, JournalLocked, append_records
-from pytest_sessioneval.records.seal import GENESIS, SealReport, check_seal, line_digest, seal_path
+from pytest_sessioneval.records.seal import GENESIS, SealReport, check_seal, line_digest, seal_line, seal_path
 
 # A process that takes the journal's lock, says so, and keeps it for ``hold`` seconds.
 _HOLDER = """
@@ -339,3 +339,24 @@ def test_no_seal_lines_check_nothing(sealed: tuple[list[bytes], bytes]) -> None:
     lines, _ = sealed
     report = _check(lines, b"")
     assert report.runs == () and report.head is None and report.unsealed == (1, 2, 3, 4, 5)
+
+
+def test_a_journal_whose_every_record_was_edited_is_checked_in_linear_time() -> None:
+    # Each run is looked for where the runs before leave it, then among the lines that hold
+    # its first line: never by hashing its length at every line of the journal.
+    lines = [json.dumps(reference_record(run_id=f"r{n:04d}")).encode() + b"\n" for n in range(1200)]
+    seal, previous, start = [], GENESIS, 0
+    for run in range(300):  # as 300 appends of 4 records write them
+        held = b"".join(lines[run * 4 : run * 4 + 4])
+        digests = {"sha256": hashlib.sha256(held).hexdigest(), "first": hashlib.sha256(lines[run * 4]).hexdigest()}
+        seal.append(
+            seal_line(start=start, end=start + len(held), records=4, previous=previous, timestamp=None, **digests)
+        )
+        previous, start = line_digest(seal[-1]), start + len(held)
+    assert check_seal(b"".join(lines), b"".join(seal)).intact
+    edited = b"".join(lines).replace(b'"pass"', b'"fail"')
+    begun = time.monotonic()
+    report = check_seal(edited, b"".join(seal))
+    elapsed = time.monotonic() - begun
+    assert len(_problems(report)) == 300
+    assert elapsed < 2, f"{elapsed:.1f} s to check 300 runs"
