@@ -318,11 +318,11 @@ def _lock(fcntl: Any, fd: int, path: Path, timeout: float | None, waiting: Calla
         if not told and waited >= 1.0 and waiting is not None:
             told = True
             waiting()
-        nap = pause
+        nap = pause  # (short, then up to a tenth of a second: the lock is taken soon after it is freed)
         if timeout is not None:
             nap = min(nap, timeout - waited)
         if not told and waiting is not None:
-            nap = min(nap, max(1.0 - waited, 0.0) or nap)
+            nap = min(nap, 1.0 - waited)  # (a second has not passed yet: it would have been told)
         time.sleep(max(nap, 0.0))
         pause = min(pause * 2, 0.1)
 

@@ -29,6 +29,7 @@ from pytest_sessioneval.records import (
     validate_record,
 )
 from pytest_sessioneval.records.journal import is_journal
+from pytest_sessioneval.records.seal import check_seal, seal_path
 
 
 def test_a_reference_record_validates_here() -> None:
@@ -210,6 +211,9 @@ def test_concurrent_writers_never_interleave(tmp_path: Path) -> None:
     records = read_journal(journal, problems)
     assert not problems
     assert sorted(r["run_id"] for _, r in records) == sorted(f"w{n}-{i}" for n in range(4) for i in range(40))
+    # Each append's seal line was written under the same lock: the chain holds every run, in order.
+    report = check_seal(journal.read_bytes(), seal_path(journal).read_bytes())
+    assert report.intact and len(report.runs) == 160 and not report.unsealed
 
 
 @pytest.mark.parametrize(
