@@ -248,8 +248,9 @@ def check_seal(journal: bytes, seal: bytes) -> SealReport:
             )
     # The runs, in order: each sealed range found where the runs before leave it, or further on.
     found: dict[int, tuple[int, int]] = {}  # seal line -> byte range found
-    lost: list[list[int]] = []  # groups of seal lines whose records were not found, with the gap they leave
-    gaps: dict[int, tuple[int, int]] = {}  # index in lost -> the byte range between the runs around them
+    # Seal lines whose records were not found, in groups, each with the bytes between the runs
+    # found around it: where its records should be.
+    lost: list[tuple[list[int], int, int]] = []
     unsealed_ranges: list[tuple[int, int]] = []
     cursor, shift = 0, 0
     pending: list[int] = []
@@ -262,16 +263,14 @@ def check_seal(journal: bytes, seal: bytes) -> SealReport:
             pending.append(number)
             continue
         if pending:
-            lost.append(pending)
-            gaps[len(lost) - 1] = (cursor, at)
+            lost.append((pending, cursor, at))
             pending = []
         elif at > cursor:
             unsealed_ranges.append((cursor, at))
         found[number] = (at, at + entry.end - entry.start)
         cursor, shift = at + entry.end - entry.start, at - entry.start
     if pending:
-        lost.append(pending)
-        gaps[len(lost) - 1] = (cursor, len(journal))
+        lost.append((pending, cursor, len(journal)))
     elif cursor < len(journal):
         unsealed_ranges.append((cursor, len(journal)))
     lines: dict[int, tuple[int, int] | None] = {}
@@ -285,11 +284,10 @@ def check_seal(journal: bytes, seal: bytes) -> SealReport:
                 f"it says {entry.records} record(s), but the bytes it seals hold {count} line(s): "
                 "the seal line was altered"
             )
-    for index, group in enumerate(lost):
-        begin, end = gaps[index]
+    for group, begin, end in lost:
         held = text.lines_in(begin, end)
-        where = f"lines {held[0]}-{held[-1]}" if held else "nothing"
         lines_span = (held[0], held[-1]) if held else None
+        where = "" if not held else f" (line {held[0]})" if len(held) == 1 else f" (lines {held[0]}-{held[-1]})"
         sealed = [parsed[number - 1] for number in group]
         counts = [entry.records for entry in sealed if not isinstance(entry, str)]
         for number in group:
@@ -302,8 +300,8 @@ def check_seal(journal: bytes, seal: bytes) -> SealReport:
             )
             told = (
                 f"its records (journal bytes {entry.start}-{entry.end}, sha256 {entry.sha256}) are not in the "
-                f"journal as sealed: where they belong{together}, {where} hold{'s' if not held else ''} "
-                f"{len(held)} line(s) for {sum(counts)} sealed record(s)"
+                f"journal as sealed: where they belong{together}, the journal holds {len(held)} line(s){where} "
+                f"for {sum(counts)} sealed record(s)"
             )
             if len(counts) == len(group):
                 total = sum(counts)

@@ -1371,7 +1371,7 @@ def test_a_record_deleted_from_a_sealed_run_fails_that_runs_seal_item(pytester: 
     result.stdout.fnmatch_lines(
         [
             "eval.jsonl.seal:1: seal line 1, the run of 2026-08-01T00:00:00.000Z, 2 record(s): broken",
-            "*lines 1-1 hold 1 line(s) for 2 sealed record(s): a record was deleted",
+            "*the journal holds 1 line(s) (line 1) for 2 sealed record(s): a record was deleted",
             "FAILED eval.jsonl::seal-1*",
         ]
     )

@@ -257,7 +257,7 @@ def test_an_untouched_journal_is_intact(sealed: tuple[list[bytes], bytes]) -> No
         (
             lambda j: [j[0], j[2], j[3], j[4]],
             1,
-            "lines 1-1 hold 1 line(s) for 2 sealed record(s): a record was deleted",
+            "the journal holds 1 line(s) (line 1) for 2 sealed record(s): a record was deleted",
         ),
         (lambda j: [j[0], j[1], j[2], j[3]], 3, "a record was deleted"),  # from the last run
         (lambda j: [j[0], j[0], j[1], j[2], j[3], j[4]], 1, "(line 1 repeats line 2): a record was duplicated"),
