@@ -356,7 +356,13 @@ def _append_sealed(
         os.set_blocking(seal_fd, True)
         seal_size = found.st_size
         last = _last_line(seal_fd, seal_size)
-        closing = b"\n" if last and not last.endswith(b"\n") else b""
+        if last and not last.endswith(b"\n"):
+            # A torn seal line (a crash cut its write) seals nothing, and no line chains from it:
+            # it is cut off, so that the chain goes on whole (that run's records stay unsealed).
+            seal_size -= len(last)
+            os.ftruncate(seal_fd, seal_size)
+            os.fsync(seal_fd)
+            last = _last_line(seal_fd, seal_size)
         first_line = data[records_start - size :].split(b"\n", 1)[0] + b"\n"
         line = seal_line(
             start=records_start,
@@ -364,12 +370,12 @@ def _append_sealed(
             records=count,
             sha256=hashlib.sha256(data[records_start - size :]).hexdigest(),
             first=hashlib.sha256(first_line).hexdigest(),
-            previous=line_digest(last + closing) if last else GENESIS,
+            previous=line_digest(last) if last else GENESIS,
             timestamp=timestamp,
         )
         try:
             _write_all(fd, data)
-            _write_all(seal_fd, closing + line)
+            _write_all(seal_fd, line)
             os.fsync(fd)
             os.fsync(seal_fd)
         except OSError as exc:

@@ -137,7 +137,7 @@ def _split(data: bytes) -> list[int]:
 def _parse(number: int, raw: bytes) -> _Seal | str:
     """A seal line read, or why it is none."""
     if not raw.endswith(b"\n"):
-        return "it is torn (no newline ends it)"
+        return "it is torn (no newline ends it: a crash cut its write; the next append removes it)"
     try:
         value = json.loads(raw)
     except (ValueError, RecursionError) as exc:

@@ -360,3 +360,18 @@ def test_a_journal_whose_every_record_was_edited_is_checked_in_linear_time() -> 
     elapsed = time.monotonic() - begun
     assert len(_problems(report)) == 300
     assert elapsed < 2, f"{elapsed:.1f} s to check 300 runs"
+
+
+def test_a_seal_line_a_crash_left_torn_is_cut_off_by_the_next_append(tmp_path: Path) -> None:
+    journal = _journal(tmp_path, ("r1",))
+    crashed = _records("r2")  # its records written, its seal line cut short
+    with open(journal, "ab") as records:
+        records.write(json.dumps(crashed[0]).encode() + b"\n")
+    with open(seal_path(journal), "ab") as seal:
+        seal.write(b'{"seal":1,"start":14')
+    torn = _problems(check_seal(*_state(journal)))  # type: ignore[arg-type]
+    assert list(torn) == [2] and "it is torn" in torn[2]
+    outcome = append_records(journal, _records("r3"))
+    assert outcome.seal_line == 2
+    report = check_seal(*_state(journal))  # type: ignore[arg-type]
+    assert report.intact and len(report.runs) == 2 and report.unsealed == (2,)
