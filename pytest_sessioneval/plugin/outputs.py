@@ -165,6 +165,10 @@ def _append_journal(
         )
         fail(session)
         return messages
+    except KeyboardInterrupt:  # Ctrl-C, say while the lock is waited for: the append is all or nothing
+        messages.append(f"ERROR: interrupted while appending to the journal {journal}; nothing was appended")
+        session.exitstatus = pytest.ExitCode.INTERRUPTED
+        return messages
     messages.append(
         f"journal {journal}: {len(outcome.written)} record(s) appended, {len(outcome.unchanged)} already present"
     )

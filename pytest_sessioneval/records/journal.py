@@ -381,6 +381,9 @@ def _append_sealed(
         except OSError as exc:
             cut = _cut_back(((fd, size, path), (seal_fd, seal_size, sealing)))
             raise JournalError(f"cannot append to the journal {path}: {_told(exc)}; {cut}") from None
+        except BaseException:  # interrupted (Ctrl-C) in the middle: all or nothing still
+            _cut_back(((fd, size, path), (seal_fd, seal_size, sealing)))
+            raise
         outcome.seal_line = _count_lines(seal_fd, seal_size) + 1
         outcome.head = line_digest(line)
     finally:

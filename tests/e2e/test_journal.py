@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -1453,3 +1454,38 @@ def test_a_seal_path_that_is_no_file_is_said_clearly_and_never_waited_on(
     assert appended.ret == pytest.ExitCode.USAGE_ERROR
     appended.stderr.fnmatch_lines(["ERROR: --session-eval-journal: *eval.jsonl.seal: not a file; the journal's seal*"])
     assert "Traceback" not in appended.stdout.str() + appended.stderr.str()
+
+
+def test_ctrl_c_while_the_journal_lock_is_waited_for_appends_nothing_and_says_so(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
+    journal_run(pytester, metrics)
+    before = _journal_state(pytester)
+    holder = _hold_lock(pytester.path / "eval.jsonl", 60)
+    run = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--session-eval", str(metrics)),
+            *("--session-eval-journal", "eval.jsonl", "--session-eval-model-id", "m"),
+        ],
+        cwd=pytester.path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert run.stdout is not None
+        seen = []
+        for line in run.stdout:  # until it says it waits
+            seen.append(line)
+            if "waiting for the lock" in line:
+                break
+        run.send_signal(signal.SIGINT)
+        out = "".join(seen) + run.stdout.read()
+        assert run.wait(timeout=30) == pytest.ExitCode.INTERRUPTED, out
+    finally:
+        run.kill()
+        holder.kill()
+        holder.wait()
+    assert "ERROR: interrupted while appending to the journal eval.jsonl; nothing was appended" in out, out
+    assert "Traceback" not in out
+    assert _journal_state(pytester) == before

@@ -375,3 +375,21 @@ def test_a_seal_line_a_crash_left_torn_is_cut_off_by_the_next_append(tmp_path: P
     assert outcome.seal_line == 2
     report = check_seal(*_state(journal))  # type: ignore[arg-type]
     assert report.intact and len(report.runs) == 2 and report.unsealed == (2,)
+
+
+def test_an_append_interrupted_in_the_middle_of_a_write_is_cut_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    journal = _journal(tmp_path, ("r1",))
+    before = _state(journal)
+    real = os.write
+
+    def interrupted(fd: int, data: Any) -> int:
+        real(fd, bytes(data[: len(data) // 2]))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "write", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        append_records(journal, _records("r2"))
+    monkeypatch.undo()
+    assert _state(journal) == before
