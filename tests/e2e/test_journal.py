@@ -1269,7 +1269,7 @@ def test_a_journal_lock_held_elsewhere_is_waited_for_then_the_run_fails_with_not
 
 def test_a_journal_lock_released_in_time_lets_the_run_append(pytester: pytest.Pytester, metrics: Path) -> None:
     pytester.makeini("[pytest]\nsession_eval_journal_lock_timeout = 20\n")
-    holder = _hold_lock(pytester.path / "eval.jsonl", 1.5)
+    holder = _hold_lock(pytester.path / "eval.jsonl", 3)  # (the run waits once it has scored: over a second)
     try:
         result = journal_run(pytester, metrics)
     finally:

@@ -85,7 +85,7 @@ def test_an_append_waits_for_a_lock_held_elsewhere_as_long_as_it_is_told_then_ap
 
 def test_an_append_takes_the_lock_once_it_is_released(tmp_path: Path, hold_lock: Any) -> None:
     journal = _journal(tmp_path, ("r1",))
-    holder = hold_lock(journal, 1.2)
+    holder = hold_lock(journal, 1.5)
     told: list[bool] = []
     outcome = append_records(journal, _records("r2"), lock_timeout=30, waiting=lambda: told.append(True))
     assert outcome.written == ["r2"] and told == [True]
