@@ -5,10 +5,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import resource
 import signal
 import socket
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -1488,4 +1490,35 @@ def test_ctrl_c_while_the_journal_lock_is_waited_for_appends_nothing_and_says_so
         holder.wait()
     assert "ERROR: interrupted while appending to the journal eval.jsonl; nothing was appended" in out, out
     assert "Traceback" not in out
+    assert _journal_state(pytester) == before
+
+
+def _limit_file_size(limit: int) -> None:
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead
+
+
+def test_a_file_size_limit_fails_the_run_and_leaves_the_journal_as_it_was(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
+    journal_run(pytester, metrics)
+    before = _journal_state(pytester)
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--session-eval", str(metrics)),
+            *("--session-eval-journal", "eval.jsonl", "--session-eval-model-id", "m"),
+        ],
+        cwd=pytester.path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        preexec_fn=partial(_limit_file_size, len(before[0]) + 1000),  # room for part of the records
+    )
+    assert done.returncode == pytest.ExitCode.TESTS_FAILED, done.stdout + done.stderr
+    assert (
+        "ERROR: cannot append to the journal" in done.stdout
+        and "[Errno 27] File too large; nothing was appended" in done.stdout
+    )
+    assert "Traceback" not in done.stdout + done.stderr
     assert _journal_state(pytester) == before
