@@ -44,6 +44,9 @@ from .xdist import from_controller, is_worker
 
 __all__ = ["Settings", "read_settings"]
 
+#: Seconds an append waits for the journal's lock (--session-eval-journal-lock-timeout).
+_LOCK_TIMEOUT = 30.0
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -81,7 +84,7 @@ class Settings:
     baseline_path: Path | None = None
     markdown_path: Path | None = None
     summary_path: Path | None = None
-    journal_lock_timeout: float = 30.0  # seconds an append waits for the journal's lock
+    journal_lock_timeout: float = _LOCK_TIMEOUT
 
     def collected_paths(self) -> list[Path]:
         """The files that become pytest collectors (re-verification collects only its journal)."""
@@ -434,9 +437,6 @@ def _judge_timeout(config: pytest.Config) -> float | None:
             f"{value!r} is longer than a day ({_LONGEST_JUDGE_TIMEOUT:g} s); leave it out for no limit",
         )
     return seconds
-
-
-_LOCK_TIMEOUT = 30.0
 
 
 def _lock_timeout(config: pytest.Config) -> float:
