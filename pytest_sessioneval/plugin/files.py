@@ -135,14 +135,23 @@ def other_reports(config: pytest.Config) -> list[tuple[str, str]]:
     return [(spell(where), what) for where, what, spell in reports if isinstance(where, str) and where]
 
 
-def writable_file(flag: str, path: Path) -> Path:
+def writable_file(flag: str, path: Path, make_directories: bool = False) -> Path:
+    """``path`` made absolute, or a usage error saying why that file cannot be written. With
+    ``make_directories`` (a report file, as ``--junitxml`` and ``--html`` do) its missing
+    directories are made when it is written: the nearest one that exists must be writable."""
     kind = path_kind(flag, path)
     if kind not in (None, BROKEN_LINK, "file"):  # writing through a link to nothing creates its target
         raise usage_error(flag, f"{path}: not a file")
     # A link to nothing is written through: its target's directory must exist.
     where = Path(os.path.realpath(path)).parent if kind == BROKEN_LINK else path.parent
+    into = where
     if path_kind(flag, where) != "dir":
-        raise usage_error(flag, f"{path}: directory {where} does not exist")
-    if not os.access(path if kind == "file" else where, os.W_OK):
+        if not make_directories:
+            raise usage_error(flag, f"{path}: directory {where} does not exist")
+        while (found := path_kind(flag, into)) is None and into.parent != into:
+            into = into.parent
+        if found != "dir":
+            raise usage_error(flag, f"{path}: directory {where} cannot be made: {into} is not a directory")
+    if not os.access(path if kind == "file" else into, os.W_OK):
         raise usage_error(flag, f"{path}: not writable")
     return absolute(path)

@@ -139,7 +139,11 @@ def read_settings(config: pytest.Config) -> Settings | None:
     if handle is not None and is_blank(_utf8_text("--session-eval-handle", handle)):
         raise usage_error("--session-eval-handle", "is blank; leave it out for an anonymised record")
     html = option_value(config, "--session-eval-html")
-    html_path = writable_file("--session-eval-html", html) if html is not None and not is_worker(config) else None
+    html_path = (
+        writable_file("--session-eval-html", html, make_directories=True)
+        if html is not None and not is_worker(config)
+        else None
+    )
     gating = _gating(config, rubrics[version], verify=bool(verify))
     settings = Settings(
         sources=sources,
@@ -269,7 +273,9 @@ def _gating(config: pytest.Config, rubric: Rubric, *, verify: bool) -> dict[str,
     outputs: dict[str, Path | None] = {}
     for flag, key in (("--session-eval-markdown", "markdown_path"), ("--session-eval-summary", "summary_path")):
         given = option_value(config, flag)
-        outputs[key] = writable_file(flag, given) if given is not None and not is_worker(config) else None
+        outputs[key] = (
+            writable_file(flag, given, make_directories=True) if given is not None and not is_worker(config) else None
+        )
     return {
         "requirements": tuple(requirements),
         "require_bound": bound,

@@ -21,11 +21,13 @@ def replace_file(path: Path, data: bytes) -> None:
 
     The data is written and synced to a temporary file in the same directory, which then
     takes the file's place (and its permissions, or those a new file gets). A symbolic link
-    is written through (its target is replaced). Raises ``OSError`` when the data cannot be
+    is written through (its target is replaced). Missing directories are made, as pytest
+    makes those of its JUnit XML report. Raises ``OSError`` when the data cannot be
     written, synced or renamed (a full disk, a directory that takes no file); the temporary
     file is removed then, and ``path`` is as it was.
     """
     target = Path(os.path.realpath(path))
+    target.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = stat.S_IMODE(os.stat(target).st_mode)
     except OSError:  # no file yet (or none that can be read): a new file's permissions
