@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pytest_sessioneval import RUBRIC_V1, SkippedSession, evaluate, resolve_inputs
 from pytest_sessioneval.records import PLUGIN_VERSION, STANDARD_VERSION
-from pytest_sessioneval.report import ReportData, SessionRow, write_report
+from pytest_sessioneval.report import NotScoredRow, ReportData, SessionRow, write_report
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "metrics"
@@ -41,8 +41,11 @@ def example_report() -> ReportData:
         dimension_order=RUBRIC_V1.dimension_ids,
         sessions=tuple(SessionRow.from_evaluation(entry, source) for entry in evaluation.scored),
         not_scored=tuple(
-            (entry.session_id, entry.reason) for entry in evaluation.entries if isinstance(entry, SkippedSession)
+            NotScoredRow.from_skipped(entry, source)
+            for entry in evaluation.entries
+            if isinstance(entry, SkippedSession)
         ),
+        causes=RUBRIC_V1.causes,
     )
 
 
@@ -82,7 +85,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "report-screenshot.png")
     parser.add_argument("--html", type=Path, help="also keep the rendered HTML here")
-    parser.add_argument("--window-size", default="1280,2200")
+    parser.add_argument("--window-size", default="1366,2600")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         html = args.html or Path(tmp) / "report.html"

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
+from typing import Any
 
-from pytest_sessioneval.report import ReportData, SessionRow, VerdictCell
+from pytest_sessioneval.report import NotScoredRow, ReportData, SessionRow, VerdictCell
 
 DIMENSIONS = ("verification-evidence", "plan-fidelity", "gate-health", "process-safety", "efficiency-kpis")
 
@@ -36,7 +39,7 @@ def row(
 
 
 def report(
-    sessions: tuple[SessionRow, ...], not_scored: tuple[tuple[str, str], ...] = (), title: str = "Session evaluation"
+    sessions: tuple[SessionRow, ...], not_scored: tuple[NotScoredRow, ...] = (), title: str = "Session evaluation"
 ) -> ReportData:
     return ReportData(
         title=title,
@@ -73,7 +76,9 @@ def weekly_report() -> ReportData:
             row("w31-a", "2026-07-27T09:00:00Z", every("fail", efficiency_kpis="not-applicable"), 5),
             row("undated", "yesterday", every("pass", efficiency_kpis="not-applicable"), 6),
         ),
-        not_scored=(("abandoned-1", "abandoned session (status is 'abandoned')"),),
+        not_scored=(
+            NotScoredRow("abandoned-1", "abandoned session (status is 'abandoned')", "metrics/sessions.jsonl", 7),
+        ),
     )
 
 
@@ -102,7 +107,7 @@ def hostile_report() -> ReportData:
                 extra=(cell("instruction-adherence", "pass", HOSTILE_EVIDENCE, method="judge"),),
             ),
         ),
-        not_scored=((HOSTILE_ID, HOSTILE_EVIDENCE),),
+        not_scored=(NotScoredRow(HOSTILE_ID, HOSTILE_EVIDENCE, "m/<b>sessions</b>.jsonl", 4),),
         title=HOSTILE_ID,
     )
     return dataclasses.replace(
@@ -113,3 +118,39 @@ def hostile_report() -> ReportData:
         plugin_version="<i>plugin</i>",
         timestamp="<i>timestamp</i>",
     )
+
+
+def page_data(page: str) -> dict[str, Any]:
+    """The session listing's data, as the page's script reads it (``JSON.parse`` of the
+    text of its data block)."""
+    found = re.search(r'<script type="application/json" id="session-data">(.*?)</script>', page, re.S)
+    assert found is not None, "the page holds no session data"
+    data: dict[str, Any] = json.loads(found.group(1))
+    return data
+
+
+@dataclasses.dataclass(frozen=True)
+class Listed:
+    """One row of the session listing, decoded."""
+
+    session_id: str
+    where: str  # the file as shown, with its line
+    title: str | None  # the whole path, when shown shortened
+    started: str | None
+    cells: dict[str, tuple[str, str | None, str]]  # dimension -> (status, evidence or None, score)
+    requested: str | None
+
+
+def listed_rows(page: str) -> list[Listed]:
+    data = page_data(page)
+    requested = dict(data["requested"])
+    rows = []
+    for index, (session_id, source, line, started, *refs) in enumerate(data["rows"]):
+        shown, title = data["sources"][source]
+        cells = {
+            dimension: tuple(data["verdicts"][ref])
+            for dimension, ref in zip(data["columns"], refs, strict=True)
+            if ref >= 0
+        }
+        rows.append(Listed(session_id, f"{shown}:{line}", title, started, cells, requested.get(index)))  # type: ignore[arg-type]
+    return rows

@@ -23,7 +23,7 @@ from ..records.build import (
 from ..records.journal import JournalError, JournalLocked, append_records, foreign_to_journal
 from ..records.schema import STANDARD_VERSION, InvalidRecord
 from ..records.seal import seal_path
-from ..report.html import ReportData, SessionRow, first_text, is_html_page, write_report
+from ..report.html import NotScoredRow, ReportData, SessionRow, first_text, is_html_page, write_report
 from ._compat import bestrelpath, start_a_line
 from .files import path_kind
 from .options import how_given, usage_error
@@ -83,12 +83,13 @@ def _write_html(config: pytest.Config, settings: Settings, evaluations: Mapping[
     ran: set[str] = set()  # the dimensions whose items ran for any session: the page's columns
     for path, evaluation in evaluations.items():
         source = located(config, path)
+        shown = _shown(config, path, source)
         for entry in evaluation.entries:
-            if isinstance(entry, SessionEvaluation) and (shown := tally.ran_any(source, entry.session_id)):
-                sessions.append(SessionRow.from_evaluation(entry, source, shown))  # -k, -m: as the summary
-                ran |= shown
+            if isinstance(entry, SessionEvaluation) and (dimensions := tally.ran_any(source, entry.session_id)):
+                sessions.append(SessionRow.from_evaluation(entry, shown, dimensions))  # -k, -m: as the summary
+                ran |= dimensions
             elif isinstance(entry, SkippedSession) and tally.skipped(source, entry.session_id):
-                not_scored.append((entry.session_id, entry.reason))
+                not_scored.append(NotScoredRow.from_skipped(entry, shown))
     report = ReportData(
         title="Session evaluation",
         rubric_version=settings.rubric.version,
@@ -99,6 +100,7 @@ def _write_html(config: pytest.Config, settings: Settings, evaluations: Mapping[
         dimension_order=tuple(d for d in settings.rubric.dimension_ids if d in ran),
         sessions=tuple(sessions),
         not_scored=tuple(not_scored),
+        causes=settings.rubric.causes,
     )
     assert settings.html_path is not None
     try:
@@ -239,6 +241,12 @@ def located(config: pytest.Config, path: Path) -> str:
     """A data file as pytest locates its items (relative to the rootdir): how reports,
     and so the tally, name it."""
     return bestrelpath(config.rootpath, path)
+
+
+def _shown(config: pytest.Config, path: Path, source: str) -> str:
+    """A data file as the page names it: as located, inside the rootdir; else its absolute
+    path (the page shows it shortened, the whole path on hover)."""
+    return source if path.is_relative_to(config.rootpath) else str(path)
 
 
 def fail(session: pytest.Session) -> None:

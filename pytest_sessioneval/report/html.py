@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import math
+import re
 from collections import Counter
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import date
 from importlib.resources import files
 from pathlib import Path
@@ -45,19 +47,23 @@ from ..core.rubric import (
 from ..core.text import show
 from .charts import SCALE_HEAD, chart, interval_bar, weekly_counts
 from .escape import html_text as _e
+from .escape import shown_text
 from .intervals import (
     DimensionRate,
     format_interval,
     ranking_note,
 )
 from .output import replace_file
+from .summary import UNDECIDED, ordered_causes, told_cause
 
 if TYPE_CHECKING:
-    from ..core.engine import SessionEvaluation
+    from ..core.engine import SessionEvaluation, SkippedSession
 
 __all__ = [
     "ADVISORY_HEADING",
     "DOES_NOT_SHOW",
+    "LISTED_BYTES",
+    "NotScoredRow",
     "ReportData",
     "SessionRow",
     "VerdictCell",
@@ -112,17 +118,23 @@ class VerdictCell:
     status: str
     evidence: str
     score: float | int | None = None
+    cause: str | None = None  # why it is not-applicable or cannot-determine: one of the rubric's causes
 
 
 @dataclass(frozen=True, slots=True)
 class SessionRow:
-    """One scored session: where its record is, when it started, and its verdicts."""
+    """One scored session: where its record is, when it started, and its verdicts.
+
+    ``source`` names its sessions file: relative to the project, or absolute when it is
+    outside (the page shows such a path shortened). ``on_request``: the eligibility rule's
+    reason to leave out a session that was scored because it was named."""
 
     session_id: str
     source: str
     line: int
     started_at: str | None
     verdicts: tuple[VerdictCell, ...]
+    on_request: str | None = None
 
     @classmethod
     def from_evaluation(
@@ -139,16 +151,32 @@ class SessionRow:
             line=evaluation.line,
             started_at=started if isinstance(started, str) else None,
             verdicts=tuple(
-                VerdictCell(verdict.id, verdict.method, verdict.status, verdict.evidence, verdict.score)
+                VerdictCell(verdict.id, verdict.method, verdict.status, verdict.evidence, verdict.score, verdict.cause)
                 for verdict in (*evaluation.dimensions, *evaluation.judge)
                 if shown is None or verdict.id in shown
             ),
+            on_request=evaluation.on_request,
         )
 
 
 @dataclass(frozen=True, slots=True)
+class NotScoredRow:
+    """A session that was not scored: why, and where its record is (``source`` as in ``SessionRow``)."""
+
+    session_id: str
+    reason: str
+    source: str = ""
+    line: int = 0
+
+    @classmethod
+    def from_skipped(cls, entry: SkippedSession, source: str) -> NotScoredRow:
+        return cls(entry.session_id, entry.reason, source, entry.line)
+
+
+@dataclass(frozen=True, slots=True)
 class ReportData:
-    """Everything the report shows; ``not_scored`` is ``(session_id, reason)`` per session."""
+    """Everything the report shows; ``causes`` is the rubric's phrase for each cause code
+    (``Rubric.causes``), in which the page tells why verdicts were not decided."""
 
     title: str
     rubric_version: str
@@ -158,7 +186,8 @@ class ReportData:
     timestamp: str
     dimension_order: tuple[str, ...]
     sessions: tuple[SessionRow, ...]
-    not_scored: tuple[tuple[str, str], ...] = ()
+    not_scored: tuple[NotScoredRow, ...] = ()
+    causes: Mapping[str, str] = field(default_factory=dict)
 
 
 def write_report(report: ReportData, path: str | Path) -> None:
@@ -259,6 +288,39 @@ def _dimension_table(rates: Sequence[DimensionRate]) -> str:
     )
 
 
+def _causes(report: ReportData, dimensions: Sequence[str]) -> str:
+    """Per dimension, why its verdicts were not decided: each cause counted, in the rubric's
+    words, most frequent first (as the terminal summary tells them)."""
+    counts: dict[str, Counter[tuple[str, str | None]]] = {dimension: Counter() for dimension in dimensions}
+    for row in report.sessions:
+        for dimension, cell in _cells(row).items():
+            if cell.status in UNDECIDED:
+                counts[dimension][(cell.status, cell.cause)] += 1
+    rows = []
+    for dimension in dimensions:
+        for status in UNDECIDED:
+            found = ordered_causes(counts[dimension], status)
+            if not found:
+                continue
+            told = "".join(
+                f'<li><span class="count">{count}</span> {_e(told_cause(cause, report.causes))}</li>'
+                for count, cause in found
+            )
+            rows.append(
+                f'<tr data-dimension="{_e(dimension)}" data-status="{_e(status)}"><th scope="row">{_e(dimension)}</th>'
+                f'<td>{_badge(status)}</td><td class="num">{sum(count for count, _ in found)}</td>'
+                f'<td><ul class="causes">{told}</ul></td></tr>'
+            )
+    if not rows:
+        return ""
+    return (
+        '<h3 id="causes-h">Why verdicts were not decided</h3>'
+        '<table id="causes" class="grid"><thead><tr><th scope="col">Dimension</th><th scope="col">Verdict</th>'
+        '<th scope="col" class="num">Sessions</th><th scope="col">Why: sessions</th></tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
 def _charts(report: ReportData, dimensions: Sequence[str]) -> str:
     weeks, by_dimension, undated = weekly_counts(
         (row.started_at, {d: c.status for d, c in _cells(row).items()}) for row in report.sessions
@@ -297,17 +359,19 @@ def _does_not_show() -> str:
     )
 
 
-def _verdict_cell(dimension: str, cell: VerdictCell | None) -> str:
-    if cell is None:
-        return f'<td class="verdict" data-dimension="{_e(dimension)}" data-status="">{_DASH}</td>'
-    score = _score(cell.score)
-    score_html = f' <span class="score">{_e(score)}</span>' if score else ""
-    return (
-        f'<td class="verdict" data-dimension="{_e(dimension)}" data-status="{_e(cell.status)}">'
-        # The evidence is written once: the script makes it the summary's tooltip too.
-        f"<details><summary>{_badge(cell.status)}{score_html}</summary>"
-        f'<p class="evidence">{_e(cell.evidence)}</p></details></td>'
-    )
+def where_shown(source: str) -> tuple[str, str | None]:
+    """A sessions file as the page shows it, and its title: as given inside the project; a
+    path outside it (absolute) as its directory and file name, the whole path as the title."""
+    if not (source.startswith(("/", "\\\\")) or re.match(r"[A-Za-z]:[\\/]", source)):
+        return source, None
+    parts = [part for part in re.split(r"[\\/]+", source) if part]
+    return "/".join(parts[-2:]), source
+
+
+def _record_cell(source: str, line: int) -> str:
+    shown, title = where_shown(source)
+    title_attr = f' title="{_e(title)}:{_e(line)}"' if title is not None else ""
+    return f'<span class="where"{title_attr}>{_e(shown)}:{_e(line)}</span>'
 
 
 def _filters(dimensions: Sequence[str]) -> str:
@@ -324,28 +388,165 @@ def _filters(dimensions: Sequence[str]) -> str:
     )
 
 
-def _session_table(report: ReportData, dimensions: Sequence[str]) -> str:
-    head = (
-        '<thead><tr><th scope="col">Session and record</th><th scope="col">Started</th>'
-        + "".join(f'<th scope="col" data-dimension="{_e(dimension)}">{_e(dimension)}</th>' for dimension in dimensions)
-        + "</tr></thead>"
-    )
-    rows = []
-    for row in report.sessions:
+# The most the session listing's data may take in the page (UTF-8 bytes): what a browser
+# opens at once, whatever the number of sessions.
+LISTED_BYTES: Final = 7_000_000
+# What the page keeps first when it cannot keep every row and every evidence text.
+_KEPT_FIRST: Final = frozenset((FAIL, CANNOT_DETERMINE))
+
+
+def _json_in_page(value: object) -> str:
+    """Compact JSON that may stand inside a ``<script>`` element: no ``<``, ``>`` or ``&``
+    (only strings can hold them, and there they are ``\\u`` escapes)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+@dataclass(frozen=True, slots=True)
+class _Listing:
+    data: str  # the JSON the page's script draws the session table from
+    listed: int  # how many rows it holds
+    all_evidence: bool  # the evidence of every verdict, or of fails and cannot-determine only
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8", "replace"))
+
+
+def _listing(
+    report: ReportData, dimensions: Sequence[str], picked: Sequence[int], all_evidence: bool, limit: int | None
+) -> _Listing:
+    """The rows ``picked`` (indexes into ``report.sessions``, in order) as the page's data; with
+    ``limit``, only as many as fit in that many bytes. Each distinct verdict (status, evidence,
+    score) and each sessions file is held once; rows refer to them by index (-1: no verdict)."""
+    sources: dict[str, tuple[int, str]] = {}  # source -> its index, and its JSON [shown, title]
+    verdicts: dict[str, int] = {}  # JSON [status, evidence, score] -> index
+    said: dict[tuple[str, str | None, str], str] = {}  # the JSON of each verdict seen, made once
+    rows: list[str] = []
+    requested: list[str] = []
+    columns = _json_in_page([shown_text(d) for d in dimensions])
+    size = _size(columns) + len('{"columns":,"sources":[],"verdicts":[],"rows":[],"requested":[]}')
+    for index in picked:
+        row = report.sessions[index]
         cells = _cells(row)
-        started = _e(row.started_at) if row.started_at is not None else _DASH
-        rows.append(
-            f'<tr><th scope="row" class="sid">{_e(row.session_id)}'
-            f'<span class="where">{_e(row.source)}:{_e(row.line)}</span></th><td class="when">{started}</td>'
-            + "".join(_verdict_cell(dimension, cells.get(dimension)) for dimension in dimensions)
-            + "</tr>"
+        new: list[str] = []
+        refs = []
+        for dimension in dimensions:
+            cell = cells.get(dimension)
+            if cell is None:
+                refs.append(-1)
+                continue
+            verdict = (
+                cell.status,
+                cell.evidence if all_evidence or cell.status in _KEPT_FIRST else None,
+                _score(cell.score),
+            )
+            key = said.get(verdict)
+            if key is None:
+                status, evidence, score = verdict
+                key = said[verdict] = _json_in_page(
+                    [shown_text(status), shown_text(evidence) if evidence is not None else None, score]
+                )
+            ref = verdicts.get(key)
+            if ref is None:
+                if key not in new:
+                    new.append(key)
+                ref = len(verdicts) + new.index(key)
+            refs.append(ref)
+        source_ref, source = sources.get(row.source, (len(sources), ""))
+        if source_ref == len(sources):
+            shown, title = where_shown(row.source)
+            source = _json_in_page([shown_text(shown), shown_text(title) if title is not None else None])
+        started = shown_text(row.started_at) if row.started_at is not None else None
+        text = _json_in_page([shown_text(row.session_id), source_ref, row.line, started, *refs])
+        note = _json_in_page([len(rows), shown_text(row.on_request)]) if row.on_request is not None else ""
+        cost = _size(text) + _size(note) + sum(_size(key) + 1 for key in new) + 1
+        if source_ref == len(sources):
+            cost += _size(source) + 1
+        if limit is not None and size + cost > limit:
+            break
+        size += cost
+        for key in new:
+            verdicts[key] = len(verdicts)
+        sources.setdefault(row.source, (source_ref, source))
+        rows.append(text)
+        if note:
+            requested.append(note)
+    data = (
+        f'{{"columns":{columns}'
+        f',"sources":[{",".join(source for _, source in sources.values())}]'
+        f',"verdicts":[{",".join(verdicts)}]'
+        f',"rows":[{",".join(rows)}]'
+        f',"requested":[{",".join(requested)}]}}'
+    )
+    return _Listing(data, len(rows), all_evidence)
+
+
+def _listed(report: ReportData, dimensions: Sequence[str]) -> _Listing:
+    """What the page lists: every session with all its evidence when that fits in
+    ``LISTED_BYTES``; else every session with the evidence of its fails and cannot-determine
+    verdicts; else only the sessions with such a verdict (and that evidence), as many as fit."""
+    everyone = range(len(report.sessions))
+    flagged = [
+        index
+        for index in everyone
+        if any(cell.status in _KEPT_FIRST for cell in _cells(report.sessions[index]).values())
+    ]
+    for picked, all_evidence in ((everyone, True), (everyone, False), (flagged, False)):
+        listing = _listing(report, dimensions, picked, all_evidence, None)
+        if _size(listing.data) <= LISTED_BYTES:
+            return listing
+    return _listing(report, dimensions, flagged, False, LISTED_BYTES)
+
+
+def _listing_note(report: ReportData, listing: _Listing) -> str:
+    """What the listing leaves out, when it cannot hold everything: said above the table."""
+    total = len(report.sessions)
+    said = []
+    if listing.listed < total:
+        said.append(
+            f"The table lists {listing.listed:,} of the {total:,} sessions: those with a fail or "
+            "cannot-determine verdict, in file order, as many as the page holds; the others are "
+            "counted in every figure above. The eval journal and the JUnit XML report hold every "
+            "session."
         )
-    if not rows:
-        return '<p class="note">No session was scored.</p>'
+    if not listing.all_evidence:
+        megabytes = LISTED_BYTES / 1_000_000
+        said.append(
+            "Only the evidence of fail and cannot-determine verdicts is kept: with every evidence "
+            f"text the page would outgrow {megabytes:g} MB."
+        )
+    return f'<p class="note" id="listing-note">{_e(" ".join(said))}</p>' if said else ""
+
+
+def _on_request(report: ReportData) -> str:
+    requested = [row for row in report.sessions if row.on_request is not None]
+    if not requested:
+        return ""
+    items = "".join(
+        f'<li><span class="sid">{_e(row.session_id)}</span> {_record_cell(row.source, row.line)}: '
+        f"{_e(row.on_request)}</li>"
+        for row in requested
+    )
     return (
-        f"{_filters(dimensions)}"
-        f'<div class="scroll"><table id="sessions" class="grid sessions">{head}<tbody>{"".join(rows)}</tbody></table></div>'
-        '<p class="note">Open a verdict to read its evidence (or hover it, where scripts run).</p>'
+        f'<div id="on-request"><p class="note">Scored on request ({len(requested)}), although the '
+        f"eligibility rule would leave them out (the session was named for scoring):</p><ul>{items}</ul></div>"
+    )
+
+
+def _session_table(report: ReportData, dimensions: Sequence[str]) -> str:
+    if not report.sessions:
+        return '<p class="note">No session was scored.</p>'
+    listing = _listed(report, dimensions)
+    return (
+        f"{_on_request(report)}{_listing_note(report, listing)}{_filters(dimensions)}"
+        '<noscript><p class="note">The session table is drawn by the page\'s script: allow '
+        "scripts to see it. Every figure above is in the page itself.</p></noscript>"
+        f'<script type="application/json" id="session-data">{listing.data}</script>'
+        '<div class="scroll"><table id="sessions" class="grid sessions"></table></div>'
+        '<nav id="pages" class="pages" aria-label="Pages of sessions" hidden></nav>'
+        '<p class="note">Open a verdict to read its evidence (or hover it). Choose a status to '
+        "see the evidence of every verdict of that status.</p>"
     )
 
 
@@ -353,15 +554,16 @@ def _not_scored(report: ReportData) -> str:
     if not report.not_scored:
         return ""
     rows = "".join(
-        f'<tr><th scope="row" class="sid">{_e(session_id)}</th><td>{_e(reason)}</td></tr>'
-        for session_id, reason in report.not_scored
+        f'<tr><th scope="row" class="sid">{_e(entry.session_id)}</th>'
+        f"<td>{_record_cell(entry.source, entry.line) if entry.source else _DASH}</td><td>{_e(entry.reason)}</td></tr>"
+        for entry in report.not_scored
     )
     return (
         '<section id="not-scored" aria-labelledby="not-scored-h">'
         f'<h2 id="not-scored-h">Not scored ({len(report.not_scored)})</h2>'
         '<p class="note">Abandoned or unfinished sessions: no verdict, and not counted in any figure above.</p>'
         '<table id="not-scored-table" class="grid"><thead><tr><th scope="col">Session</th>'
-        f'<th scope="col">Reason</th></tr></thead><tbody>{rows}</tbody></table></section>'
+        f'<th scope="col">Record</th><th scope="col">Reason</th></tr></thead><tbody>{rows}</tbody></table></section>'
     )
 
 
@@ -432,6 +634,7 @@ def render_report(report: ReportData) -> str:
         _provenance(report),
         '<section id="per-dimension" aria-labelledby="per-dimension-h"><h2 id="per-dimension-h">Per dimension</h2>',
         _dimension_table(rates) if dimensions else _NO_DIMENSION,
+        _causes(report, dimensions),
         "</section>",
         '<section id="weekly" aria-labelledby="weekly-h"><h2 id="weekly-h">Pass rate per week</h2>',
         _charts(report, dimensions) if dimensions else _NO_DIMENSION,

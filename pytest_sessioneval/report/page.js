@@ -1,20 +1,33 @@
-
 (function () {
   "use strict";
+  // Draws the session table from the page's JSON data, 100 rows to a page, and filters it.
+  // Every value is set as text, never as markup. The address may preselect the filters:
+  // report.html#status=fail&dimension=gate-health&q=text&page=2
+  var PER_PAGE = 100;
   var form = document.getElementById("filters");
   var table = document.getElementById("sessions");
-  if (!form || !table) { return; }
+  var source = document.getElementById("session-data");
+  var pages = document.getElementById("pages");
+  if (!form || !table || !source || !pages) { return; }
+  var data = JSON.parse(source.textContent);
+  var columns = data.columns;
+  var rows = data.rows;
+  var verdicts = data.verdicts;
   var text = document.getElementById("filter-text");
   var status = document.getElementById("filter-status");
   var dimension = document.getElementById("filter-dimension");
   var count = document.getElementById("filter-count");
-  var rows = Array.prototype.slice.call(table.tBodies[0].rows);
-  // Hovering a verdict shows its evidence: the page holds each evidence text once.
-  Array.prototype.forEach.call(table.querySelectorAll("td.verdict details"), function (verdict) {
-    var evidence = verdict.querySelector(".evidence");
-    if (evidence) { verdict.querySelector("summary").title = evidence.textContent; }
-  });
-  var columns = Array.prototype.slice.call(table.querySelectorAll("[data-dimension]"));
+  var requested = {};
+  data.requested.forEach(function (entry) { requested[entry[0]] = entry[1]; });
+  var page = 0;
+  var haystacks = null; // each row's searchable text, lowercased, made at the first search
+
+  function element(tag, className, content) {
+    var made = document.createElement(tag);
+    if (className) { made.className = className; }
+    if (content !== undefined && content !== null) { made.textContent = content; }
+    return made;
+  }
 
   function choose(select, value) {
     for (var i = 0; i < select.options.length; i += 1) {
@@ -22,36 +35,161 @@
     }
   }
 
-  function apply() {
+  function haystack(row) {
+    var where = data.sources[row[1]];
+    var parts = [row[0], where[0] + ":" + row[2], where[1] || ""];
+    for (var i = 0; i < columns.length; i += 1) {
+      var ref = row[4 + i];
+      if (ref >= 0 && verdicts[ref][1] !== null) { parts.push(verdicts[ref][1]); }
+    }
+    return parts.join("\n").toLowerCase();
+  }
+
+  function matching() {
     var needle = text.value.trim().toLowerCase();
     var wanted = status.value;
-    var only = dimension.value;
-    var shown = 0;
-    columns.forEach(function (cell) {
-      cell.hidden = only !== "" && cell.getAttribute("data-dimension") !== only;
-    });
-    rows.forEach(function (row) {
-      var keep = needle === "" || row.textContent.toLowerCase().indexOf(needle) !== -1;
-      if (keep && wanted !== "") {
-        keep = Array.prototype.some.call(row.querySelectorAll("td[data-dimension]"), function (cell) {
-          return (only === "" || cell.getAttribute("data-dimension") === only) &&
-            cell.getAttribute("data-status") === wanted;
-        });
+    var only = columns.indexOf(dimension.value);
+    if (needle !== "" && haystacks === null) { haystacks = rows.map(haystack); }
+    var found = [];
+    for (var r = 0; r < rows.length; r += 1) {
+      if (needle !== "" && haystacks[r].indexOf(needle) === -1) { continue; }
+      if (wanted !== "") {
+        var hit = false;
+        for (var i = 0; i < columns.length && !hit; i += 1) {
+          var ref = rows[r][4 + i];
+          hit = (only === -1 || only === i) && ref >= 0 && verdicts[ref][0] === wanted;
+        }
+        if (!hit) { continue; }
       }
-      row.hidden = !keep;
-      if (keep) { shown += 1; }
+      found.push(r);
+    }
+    return found;
+  }
+
+  function verdictCell(name, ref, open) {
+    var cell = element("td", "verdict");
+    cell.setAttribute("data-dimension", name);
+    if (ref < 0) {
+      cell.setAttribute("data-status", "");
+      cell.textContent = "\u2014";
+      return cell;
+    }
+    var verdict = verdicts[ref];
+    cell.setAttribute("data-status", verdict[0]);
+    var head = element("span", "badge " + ({
+      "pass": "s-pass", "fail": "s-fail", "not-applicable": "s-na", "cannot-determine": "s-cd"
+    }[verdict[0]] || "s-other"), verdict[0]);
+    var score = verdict[2] ? element("span", "score", verdict[2]) : null;
+    if (verdict[1] === null) {
+      cell.appendChild(head);
+      if (score) { cell.appendChild(document.createTextNode(" ")); cell.appendChild(score); }
+      return cell;
+    }
+    var details = element("details");
+    var summary = element("summary");
+    summary.title = verdict[1];
+    summary.appendChild(head);
+    if (score) { summary.appendChild(document.createTextNode(" ")); summary.appendChild(score); }
+    details.appendChild(summary);
+    details.appendChild(element("p", "evidence", verdict[1]));
+    details.open = open;
+    cell.appendChild(details);
+    return cell;
+  }
+
+  function draw(found) {
+    var only = columns.indexOf(dimension.value);
+    var wanted = status.value;
+    var shown = [];
+    for (var i = 0; i < columns.length; i += 1) {
+      if (only === -1 || only === i) { shown.push(i); }
+    }
+    var head = element("thead");
+    var line = element("tr");
+    var first = element("th", "sid-col", "Session and record");
+    first.scope = "col";
+    line.appendChild(first);
+    var when = element("th", "when-col", "Started");
+    when.scope = "col";
+    line.appendChild(when);
+    shown.forEach(function (i) {
+      var th = element("th", "verdict-col", columns[i]);
+      th.scope = "col";
+      th.setAttribute("data-dimension", columns[i]);
+      line.appendChild(th);
     });
-    count.textContent = "Showing " + shown + " of " + rows.length + " sessions";
+    head.appendChild(line);
+    var body = element("tbody");
+    var end = Math.min(found.length, (page + 1) * PER_PAGE);
+    for (var k = page * PER_PAGE; k < end; k += 1) {
+      var index = found[k];
+      var row = rows[index];
+      var where = data.sources[row[1]];
+      var tr = element("tr");
+      var sid = element("th", "sid", row[0]);
+      sid.scope = "row";
+      var place = element("span", "where", where[0] + ":" + row[2]);
+      if (where[1] !== null) { place.title = where[1] + ":" + row[2]; }
+      sid.appendChild(place);
+      if (Object.prototype.hasOwnProperty.call(requested, index)) {
+        var asked = element("span", "requested", "scored on request");
+        asked.title = requested[index];
+        sid.appendChild(asked);
+      }
+      tr.appendChild(sid);
+      tr.appendChild(element("td", "when", row[3] === null ? "\u2014" : row[3]));
+      shown.forEach(function (i) {
+        var ref = row[4 + i];
+        tr.appendChild(verdictCell(columns[i], ref, wanted !== "" && ref >= 0 && verdicts[ref][0] === wanted));
+      });
+      body.appendChild(tr);
+    }
+    table.textContent = "";
+    table.appendChild(head);
+    table.appendChild(body);
+  }
+
+  function pager(found) {
+    var last = Math.max(0, Math.ceil(found.length / PER_PAGE) - 1);
+    pages.textContent = "";
+    pages.hidden = last === 0;
+    if (last === 0) { return; }
+    var back = element("button", "", "Previous");
+    back.type = "button";
+    back.disabled = page === 0;
+    back.addEventListener("click", function () { page -= 1; apply(false); });
+    var next = element("button", "", "Next");
+    next.type = "button";
+    next.disabled = page === last;
+    next.addEventListener("click", function () { page += 1; apply(false); });
+    var from = page * PER_PAGE + 1;
+    var to = Math.min(found.length, (page + 1) * PER_PAGE);
+    pages.appendChild(back);
+    pages.appendChild(element("span", "page-of", "Page " + (page + 1) + " of " + (last + 1) +
+      " (rows " + from + "\u2013" + to + ")"));
+    pages.appendChild(next);
+  }
+
+  function apply(fromStart) {
+    var found = matching();
+    var last = Math.max(0, Math.ceil(found.length / PER_PAGE) - 1);
+    if (fromStart) { page = 0; }
+    page = Math.min(Math.max(page, 0), last);
+    draw(found);
+    pager(found);
+    count.textContent = "Showing " + found.length + " of " + rows.length + " sessions";
   }
 
   var initial = new URLSearchParams(window.location.hash.slice(1));
   text.value = initial.get("q") || "";
   choose(status, initial.get("status") || "");
   choose(dimension, initial.get("dimension") || "");
+  page = Math.max(0, (parseInt(initial.get("page") || "1", 10) || 1) - 1);
   form.addEventListener("submit", function (event) { event.preventDefault(); });
-  text.addEventListener("input", apply);
-  status.addEventListener("change", apply);
-  dimension.addEventListener("change", apply);
+  text.addEventListener("input", function () { apply(true); });
+  status.addEventListener("change", function () { apply(true); });
+  dimension.addEventListener("change", function () { apply(true); });
   form.hidden = false;
-  apply();
+  apply(false);
+  if (window.performance && performance.mark) { performance.mark("sessions-drawn"); }
 })();

@@ -5,98 +5,91 @@ from __future__ import annotations
 import html
 import json
 import re
-import shutil
-import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from browser import Browser, chromium_path
 from builders import copy_example, metrics_writer, session, write_jsonl, write_raw_lines
 from pages import (
     HOSTILE_EVIDENCE,
     HOSTILE_ID,
+    cell,
+    every,
     hostile_report,
+    listed_rows,
+    page_data,
+    report,
+    row,
     weekly_report,
 )
 
-from pytest_sessioneval.report.html import (
-    write_report,
-)
+from pytest_sessioneval.report.html import NotScoredRow, ReportData, SessionRow, write_report
 
 
 def find_chromium() -> str:
-    for name in ("chromium", "chromium-browser"):
-        found = shutil.which(name)
-        if found:
-            return found
-    pytest.skip(
-        "headless Chromium not found (neither 'chromium' nor 'chromium-browser' on PATH); Debian: apt-get install chromium"
+    found = chromium_path()
+    if found is None:
+        pytest.skip(
+            "headless Chromium not found (neither 'chromium' nor 'chromium-browser' on PATH); "
+            "Debian: apt-get install chromium"
+        )
+    return found
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Browser]:
+    with Browser(find_chromium(), tmp_path / "profile") as opened:
+        yield opened
+
+
+def drawn_ids(browser: Browser) -> list[str]:
+    """The session ids of the rows the page drew."""
+    ids: list[str] = browser.evaluate(
+        "Array.from(document.querySelectorAll('#sessions tbody th.sid'), th => th.firstChild.textContent)"
     )
+    return ids
 
 
-def dump_dom(browser: str, url: str, profile: Path) -> tuple[str, str]:
-    result = subprocess.run(
-        [
-            browser,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={profile}",
-            "--enable-logging=stderr",
-            "--v=0",
-            "--dump-dom",
-            url,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    return result.stdout, result.stderr
-
-
-def test_report_renders_in_headless_chromium_without_script_errors(tmp_path: Path) -> None:
-    browser = find_chromium()
+def test_report_renders_in_headless_chromium_without_script_errors(tmp_path: Path, browser: Browser) -> None:
     path = tmp_path / "report.html"
     write_report(hostile_report(), path)
-    dom, log = dump_dom(browser, path.as_uri(), tmp_path / "profile")
-    console = [line for line in log.splitlines() if ":CONSOLE" in line]
-    assert console == [], "the page logged script errors or policy violations"
-    for table in (
-        '<table id="dimensions"',
-        '<table id="sessions"',
-        '<table id="not-scored-table"',
-        '<table id="advisory-table"',
-    ):
-        assert table in dom
+    browser.open(path.as_uri())
+    assert browser.problems() == [], "the page logged script errors or policy violations"
+    for table in ("dimensions", "sessions", "not-scored-table", "advisory-table"):
+        assert browser.evaluate(f"document.getElementById({json.dumps(table)}).rows.length") > 1
     # The script ran: it revealed the filters and counted the rows.
-    assert '<form id="filters" class="filters">' in dom
-    assert "Showing 3 of 3 sessions" in dom
-    # The data's scripts did not: the title is still the (escaped) text it was given.
-    title = re.search(r"<title>(.*?)</title>", dom, re.S)
-    assert title is not None and html.unescape(title.group(1)) == HOSTILE_ID
-    assert "<img" not in dom
+    assert browser.evaluate("document.getElementById('filters').hidden") is False
+    assert browser.evaluate("document.getElementById('filter-count').textContent") == "Showing 3 of 3 sessions"
+    # The data's scripts did not: the title is still the text it was given.
+    assert browser.evaluate("document.title") == HOSTILE_ID
+    assert browser.evaluate("document.querySelectorAll('img').length") == 0
+    assert drawn_ids(browser) == [HOSTILE_ID, "plain", "judged"]
+    assert browser.evaluate("document.querySelector('#sessions tbody .where').textContent") == (
+        "m/<b>sessions</b>.jsonl:1"
+    )
     # Each verdict's evidence became its tooltip, as text.
-    tooltips = [html.unescape(t) for t in re.findall(r'<summary title="([^"]*)">', dom)]
-    evidence = [html.unescape(t) for t in re.findall(r'<p class="evidence">(.*?)</p>', dom, re.S)]
+    tooltips = browser.evaluate("Array.from(document.querySelectorAll('#sessions summary'), s => s.title)")
+    evidence = browser.evaluate("Array.from(document.querySelectorAll('#sessions .evidence'), p => p.textContent)")
     assert tooltips == evidence and HOSTILE_EVIDENCE in tooltips
 
 
-def test_filters_work_in_headless_chromium(tmp_path: Path) -> None:
-    browser = find_chromium()
+def test_filters_work_in_headless_chromium(tmp_path: Path, browser: Browser) -> None:
     path = tmp_path / "report.html"
     write_report(weekly_report(), path)
-    dom, log = dump_dom(browser, path.as_uri() + "#status=fail&dimension=gate-health", tmp_path / "profile")
-    assert [line for line in log.splitlines() if ":CONSOLE" in line] == []
-    assert "Showing 2 of 6 sessions" in dom
-    hidden_rows = re.findall(r'<tr hidden="">\s*<th scope="row" class="sid">([^<]*)<', dom)
-    assert hidden_rows == ["w28-a", "w30-a", "w30-b", "undated"]
-    dom, _ = dump_dom(browser, path.as_uri() + "#q=W30-B", tmp_path / "profile")
-    assert "Showing 1 of 6 sessions" in dom
+    browser.open(path.as_uri() + "#status=fail&dimension=gate-health")
+    assert browser.problems() == []
+    assert browser.evaluate("document.getElementById('filter-count').textContent") == "Showing 2 of 6 sessions"
+    assert drawn_ids(browser) == ["w28-b", "w31-a"]
+    # Choosing a dimension shows its column alone.
+    assert browser.evaluate("Array.from(document.querySelectorAll('#sessions thead th'), th => th.textContent)") == [
+        "Session and record",
+        "Started",
+        "gate-health",
+    ]
+    browser.open(path.as_uri() + "#q=W30-B")
+    assert browser.evaluate("document.getElementById('filter-count').textContent") == "Showing 1 of 6 sessions"
+    assert drawn_ids(browser) == ["w30-b"]
 
 
 @pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
@@ -161,12 +154,51 @@ def test_the_html_option_writes_one_identical_file_serially_and_under_xdist(pyte
     assert b"main-2026-07-21-session-1" in serial and b"2026-08-01T00:00:00Z" in serial
 
 
-def test_the_html_option_needs_a_writable_place(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize(
+    ("flag", "starts"),
+    [
+        ("--session-eval-html", b"<!DOCTYPE html>"),
+        ("--session-eval-summary", b"{"),
+        ("--session-eval-markdown", b"### Session evaluation"),
+    ],
+)
+def test_a_report_file_gets_its_missing_directories_as_junitxml_does(
+    pytester: pytest.Pytester, flag: str, starts: bytes
+) -> None:
     pytester.makeini("[pytest]\n")
     (pytester.path / "sessions.jsonl").write_text('{"session_id": "a", "status": "completed"}\n')
-    result = pytester.runpytest("--session-eval", "sessions.jsonl", "--session-eval-html", "no/such/dir/r.html")
+    result = pytester.runpytest(
+        "--session-eval", "sessions.jsonl", flag, "no/such/dir/r.out", "--junitxml", "also/new/junit.xml"
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stderr.str()
+    assert (pytester.path / "no/such/dir/r.out").read_bytes().startswith(starts)
+    assert (pytester.path / "also/new/junit.xml").is_file()
+    # Nothing is made when nothing is written.
+    collected = pytester.runpytest("--session-eval", "sessions.jsonl", flag, "other/r.out", "--co")
+    assert collected.ret == pytest.ExitCode.OK and not (pytester.path / "other").exists()
+
+
+def test_a_report_file_under_a_file_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    (pytester.path / "sessions.jsonl").write_text('{"session_id": "a", "status": "completed"}\n')
+    (pytester.path / "plain").write_text("a file\n")
+    result = pytester.runpytest("--session-eval", "sessions.jsonl", "--session-eval-html", "plain/dir/r.html")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--session-eval-html: *r.html: directory *no/such/dir does not exist*"])
+    result.stderr.fnmatch_lines(
+        ["*--session-eval-html: *r.html: directory *plain/dir cannot be made: *plain is not a directory*"]
+    )
+
+
+def test_the_journal_still_needs_its_directory(pytester: pytest.Pytester) -> None:
+    # Records are appended only where the user made room for them: a typo makes no directory.
+    pytester.makeini("[pytest]\n")
+    (pytester.path / "sessions.jsonl").write_text('{"session_id": "a", "status": "completed"}\n')
+    result = pytester.runpytest(
+        "--session-eval", "sessions.jsonl", "--session-eval-journal", "no/such/j.jsonl", "--session-eval-model-id", "m"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--session-eval-journal: *j.jsonl: directory *no/such does not exist*"])
+    assert not (pytester.path / "no").exists()
 
 
 @pytest.mark.parametrize(
@@ -297,11 +329,11 @@ def test_the_page_counts_only_the_items_that_ran(pytester: pytest.Pytester) -> N
     examples = copy_example(pytester.path, "metrics")
     pytester.runpytest("--session-eval", str(examples), "-k", "gate-health", "--session-eval-html", "some.html")
     page = (pytester.path / "some.html").read_text()
-    cells = re.findall(r'<td class="verdict" data-dimension="([^"]+)" data-status="([^"]*)"', page)
+    listed = listed_rows(page)
     # Every scored session's row, and only the dimension that ran: as the terminal summary,
     # no table or chart of a dimension left out ("n = 0" would say it was never decided).
-    assert len(cells) == 12 and {dimension for dimension, _ in cells} == {"gate-health"}
-    assert set(re.findall(r'<th scope="col" data-dimension="([^"]+)"', page)) == {"gate-health"}
+    assert len(listed) == 12 and all(list(row.cells) == ["gate-health"] for row in listed)
+    assert page_data(page)["columns"] == ["gate-health"]
     assert "plan-fidelity" not in page
 
 
@@ -357,3 +389,171 @@ def test_pytest_html_columns_stay_empty_for_a_test_of_the_users_own(pytester: py
     tests = json.loads(html.unescape(blob.group(1)))["tests"]
     assert tests["session_eval/test_mine.py::test_a"][0]["resultsTableRow"][2] == '<td class="col-verdict"></td>'
     assert tests["metrics/sessions.jsonl::a[gate-health]"][0]["resultsTableRow"][2] != '<td class="col-verdict"></td>'
+
+
+def test_the_page_tells_the_causes_of_undecided_verdicts_as_the_terminal_does(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    examples = copy_example(pytester.path, "metrics")
+    result = pytester.runpytest("--session-eval", str(examples), "--session-eval-html", "page.html")
+    terminal = result.stdout.lines
+    start = terminal.index("Why verdicts were not decided:") + 1
+    told = []
+    for line in terminal[start:]:
+        if not line.startswith("  "):
+            break
+        told.append(line.strip())
+    page = (pytester.path / "page.html").read_text()
+    causes = page[page.index('<table id="causes"') : page.index("</table>", page.index('<table id="causes"'))]
+    shown = []
+    for dimension, status, total, items in re.findall(
+        r'<tr data-dimension="([^"]*)" data-status="([^"]*)">.*?<td class="num">(\d+)</td><td><ul class="causes">(.*?)</ul>',
+        causes,
+    ):
+        each = [
+            f"{count} {html.unescape(phrase)}"
+            for count, phrase in re.findall(r'<span class="count">(\d+)</span> ([^<]*)', items)
+        ]
+        shown.append(f"{dimension}: {total} {status}: {'; '.join(each)}")
+    assert len(told) > 3 and shown == told
+
+
+def test_the_page_names_the_sessions_scored_on_request(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    metrics_writer(pytester.path)(
+        [session("kept"), session("left", status="abandoned"), session("other", status="abandoned")], []
+    )
+    pytester.runpytest(
+        "--session-eval", "metrics", "--session-eval-session", "left", "--session-eval-session", "kept",
+        "--session-eval-html", "page.html",
+    )  # fmt: skip
+    page = (pytester.path / "page.html").read_text()
+    block = page[page.index('<div id="on-request">') : page.index("</div>", page.index('<div id="on-request">'))]
+    assert "Scored on request (1)" in block and ">left<" in block and "abandoned session" in block
+    assert ">kept<" not in block
+    assert [(row.session_id, row.requested is not None) for row in listed_rows(page)] == [
+        ("kept", False),
+        ("left", True),
+    ]
+
+
+def test_files_outside_the_rootdir_are_shown_short_and_not_scored_ones_by_file_and_line(
+    pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    pytester.makeini("[pytest]\n")
+    outside = metrics_writer(tmp_path_factory.mktemp("elsewhere"))(
+        [session("a"), session("gone", status="abandoned")], [], directory="team-metrics"
+    )
+    inside = metrics_writer(pytester.path)([session("b"), session("also-gone", status="abandoned")], [])
+    pytester.runpytest("--session-eval", str(outside), "--session-eval", str(inside), "--session-eval-html", "p.html")
+    page = (pytester.path / "p.html").read_text()
+    whole = str(outside / "sessions.jsonl")
+    assert [(row.session_id, row.where, row.title) for row in listed_rows(page)] == [
+        ("a", "team-metrics/sessions.jsonl:1", whole),  # the page adds the line to the title
+        ("b", "metrics/sessions.jsonl:1", None),
+    ]
+    not_scored = page[page.index('<section id="not-scored"') :]
+    assert f'<span class="where" title="{html.escape(whole)}:2">team-metrics/sessions.jsonl:2</span>' in not_scored
+    assert '<span class="where">metrics/sessions.jsonl:2</span>' in not_scored
+
+
+def wide_report() -> ReportData:
+    """The shipped example's sessions with long ids, long evidence and a long path: what a
+    real year of sessions shows."""
+    long_evidence = "planned_issues=12 but effectiveness.completion_rate is missing; " * 6
+    rows = []
+    for index, statuses in enumerate(
+        [every("fail"), every("pass", gate_health="cannot-determine"), every("not-applicable", plan_fidelity="fail")]
+        * 4,
+        start=1,
+    ):
+        verdicts = tuple(
+            cell(dimension, status, f"{dimension}: {long_evidence}", score=0.7999999 if status == "fail" else None)
+            for dimension, status in statuses.items()
+        )
+        rows.append(
+            SessionRow(
+                f"feature-authentication-refactor-2026-07-{index:02d}-session-{index}",
+                "/home/someone/projects/orchestrator/.orchestrator/metrics/archive/2026/sessions.jsonl",
+                index * 1000,
+                "2026-07-20T09:00:00.123456+00:00",
+                verdicts,
+            )
+        )
+    return report(tuple(rows), not_scored=(NotScoredRow("gone", "abandoned session", "metrics/sessions.jsonl", 3),))
+
+
+FITS = """(() => {
+  const table = document.getElementById('sessions');
+  const box = table.getBoundingClientRect();
+  const holder = table.parentElement.getBoundingClientRect();
+  const heads = table.querySelectorAll('thead th');
+  const last = heads[heads.length - 1].getBoundingClientRect();
+  return {
+    table: box.right, holder: holder.right, last: last.right, viewport: window.innerWidth,
+    scroll: table.parentElement.scrollWidth - table.parentElement.clientWidth,
+    page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    lastName: heads[heads.length - 1].textContent, open: table.querySelectorAll('details[open]').length,
+  };
+})()"""
+
+
+@pytest.mark.parametrize("width", [1366, 1400, 1920])
+@pytest.mark.parametrize("fragment", ["", "#status=fail"], ids=["all", "failures"])
+def test_the_session_table_fits_a_laptop_screen(tmp_path: Path, browser: Browser, width: int, fragment: str) -> None:
+    path = tmp_path / "report.html"
+    write_report(wide_report(), path)
+    browser.open(path.as_uri() + fragment, width=width, height=900)
+    assert browser.problems() == []
+    box = browser.evaluate(FITS)
+    assert box["lastName"] == "efficiency-kpis"
+    assert (box["open"] > 0) is bool(fragment)  # the evidence shown makes it no wider
+    # Its last column ends inside the table's box, which ends inside its holder and the viewport:
+    # nothing scrolls sideways, nothing is cut.
+    assert box["last"] <= box["table"] + 0.5 <= box["holder"] + 1 <= box["viewport"] + 1, box
+    assert box["scroll"] == 0 and box["page"] == 0, box
+
+
+def test_a_status_filter_shows_the_evidence_of_every_verdict_of_that_status(tmp_path: Path, browser: Browser) -> None:
+    path = tmp_path / "report.html"
+    write_report(weekly_report(), path)
+    browser.open(path.as_uri() + "#status=fail")
+    cells = browser.evaluate(
+        """Array.from(document.querySelectorAll('#sessions td.verdict'), td => [
+            td.dataset.status, !!td.querySelector('details[open]'),
+            !!td.querySelector('.evidence') && td.querySelector('.evidence').checkVisibility()])"""
+    )
+    fails = [cell for cell in cells if cell[0] == "fail"]
+    assert len(fails) == 8 and all(opened and visible for _, opened, visible in fails)
+    assert not any(opened or visible for status, opened, visible in cells if status != "fail")
+    # Choosing another status in the page shows that status's evidence instead.
+    shown = browser.evaluate(
+        """(() => { const s = document.getElementById('filter-status'); s.value = 'cannot-determine';
+        s.dispatchEvent(new Event('change'));
+        return Array.from(document.querySelectorAll('#sessions details[open] .evidence'), p => p.textContent); })()"""
+    )
+    assert shown == ["gate-health is cannot-determine"]
+    # Without a status filter, evidence opens on a click.
+    browser.open(path.as_uri())
+    assert browser.evaluate("document.querySelectorAll('#sessions details[open]').length") == 0
+
+
+def test_sessions_are_drawn_a_hundred_to_a_page_and_every_failure_is_reachable(
+    tmp_path: Path, browser: Browser
+) -> None:
+    sessions = tuple(
+        row(f"s-{index:03d}", "2026-07-20T09:00:00Z", every("fail" if index % 50 == 0 else "pass"), index)
+        for index in range(1, 251)
+    )
+    path = tmp_path / "report.html"
+    write_report(report(sessions), path)
+    browser.open(path.as_uri())
+    assert browser.problems() == []
+    assert drawn_ids(browser) == [f"s-{index:03d}" for index in range(1, 101)]
+    assert browser.evaluate("document.querySelector('#pages .page-of').textContent") == "Page 1 of 3 (rows 1\u2013100)"
+    browser.evaluate("document.querySelectorAll('#pages button')[1].click()")  # Next
+    assert drawn_ids(browser) == [f"s-{index:03d}" for index in range(101, 201)]
+    browser.open(path.as_uri() + "#page=3")
+    assert drawn_ids(browser) == [f"s-{index:03d}" for index in range(201, 251)]
+    browser.open(path.as_uri() + "#status=fail&page=3")  # one page of failures: its first
+    assert drawn_ids(browser) == ["s-050", "s-100", "s-150", "s-200", "s-250"]
+    assert browser.evaluate("document.getElementById('pages').hidden") is True

@@ -6,10 +6,13 @@ import base64
 import dataclasses
 import hashlib
 import html
+import json
 import re
+from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pytest
 from pages import (
     DIMENSIONS,
     HOSTILE_DIMENSION,
@@ -18,17 +21,26 @@ from pages import (
     cell,
     every,
     hostile_report,
+    listed_rows,
+    page_data,
     report,
     row,
     weekly_report,
 )
 
+from pytest_sessioneval import RUBRIC_V1
+from pytest_sessioneval.report import html as html_page
 from pytest_sessioneval.report.html import (
     ADVISORY_HEADING,
+    NotScoredRow,
+    ReportData,
     SessionRow,
+    VerdictCell,
     render_report,
+    where_shown,
     write_report,
 )
+from pytest_sessioneval.report.summary import ordered_causes, told_causes
 
 
 class Document(HTMLParser):
@@ -73,8 +85,9 @@ def test_the_given_timestamp_is_the_only_time_in_the_page() -> None:
 def test_markup_and_script_in_the_data_show_as_text() -> None:
     page = render_report(hostile_report())
     document = Document(page)
-    scripts = [tag for tag, _ in document.tags if tag == "script"]
-    assert len(scripts) == 1, "only the report's own script"
+    scripts = [attrs for tag, attrs in document.tags if tag == "script"]
+    # The report's own script, and the data it draws the session table from (never run).
+    assert scripts == [{"type": "application/json", "id": "session-data"}, {}]
     assert not [tag for tag, _ in document.tags if tag in {"img", "iframe", "object", "embed", "b", "i"}]
     for tag, attrs in document.tags:
         handlers = [name for name in attrs if name.startswith("on")]
@@ -82,10 +95,15 @@ def test_markup_and_script_in_the_data_show_as_text() -> None:
     text = "".join(document.text)
     assert HOSTILE_ID in text
     assert HOSTILE_EVIDENCE in text
-    assert "m/<b>sessions</b>.jsonl:1" in text
-    # The raw markup never appears unescaped in the file.
+    assert "m/<b>sessions</b>.jsonl:4" in text  # the record of the session not scored
+    listed = listed_rows(page)
+    assert listed[0].session_id == HOSTILE_ID and listed[0].where == "m/<b>sessions</b>.jsonl:1"
+    assert HOSTILE_EVIDENCE in {evidence for row in listed for _, evidence, _ in row.cells.values()}
+    # The raw markup never appears unescaped in the file, nor anything that would end the data block.
     assert HOSTILE_ID not in page and HOSTILE_EVIDENCE not in page
-    assert page.count("<script") == 1
+    assert page.count("<script") == 2 and page.count("</script") == 2
+    data = page[page.index('id="session-data">') : page.index("</script>")]
+    assert not set("<>&") & set(data.removeprefix('id="session-data">'))
 
 
 def test_attribute_values_from_the_data_are_quoted_and_escaped() -> None:
@@ -102,8 +120,11 @@ def test_each_evidence_text_is_written_once() -> None:
     page = render_report(weekly_report())
     document = Document(page)
     assert not [attrs for tag, attrs in document.tags if "title" in attrs and tag != "title"]
-    cells = re.findall(r'<td class="verdict"[^>]*>(.*?)</td>', page)
-    assert cells and all(cell.count('class="evidence"') == 1 for cell in cells if "<details>" in cell)
+    evidence = [evidence for _, evidence, _ in page_data(page)["verdicts"]]
+    assert evidence and len(evidence) == len(set(evidence))
+    assert all(page.count(json.dumps(text)) == 1 for text in evidence)
+    # Each row refers to its verdicts: two sessions with the same verdict share it.
+    assert len({row.cells["efficiency-kpis"] for row in listed_rows(page)}) == 1
 
 
 def test_the_page_loads_nothing_and_pins_its_own_style_and_script() -> None:
@@ -241,19 +262,24 @@ def test_weekly_chart_leaves_gaps_for_empty_weeks_and_counts_undated_sessions_ap
         "1 session without a parseable started_at (or one outside the years 1 to 9999): counted in the tables, not in the charts."
         in weekly
     )
-    assert ">undated<" in section(page, "per-session")
+    assert "undated" in [row.session_id for row in listed_rows(page)]
 
 
 def test_session_table_lists_every_verdict_with_its_evidence_and_record() -> None:
     page = render_report(weekly_report())
-    sessions = section(page, "per-session")
-    document = Document(sessions)
-    cells = [attrs for tag, attrs in document.tags if tag == "td" and "data-status" in attrs]
-    assert len(cells) == 6 * len(DIMENSIONS)
-    assert {attrs["data-status"] for attrs in cells} == {"pass", "fail", "not-applicable", "cannot-determine"}
-    text = "".join(document.text)
-    assert "metrics/sessions.jsonl:3" in text and "gate-health is cannot-determine" in text
-    assert "abandoned session (status is 'abandoned')" in "".join(Document(section(page, "not-scored")).text)
+    listed = listed_rows(page)
+    assert [row.session_id for row in listed] == ["w28-a", "w28-b", "w30-a", "w30-b", "w31-a", "undated"]
+    assert all(list(row.cells) == list(DIMENSIONS) for row in listed)
+    assert {status for row in listed for status, _, _ in row.cells.values()} == {
+        "pass",
+        "fail",
+        "not-applicable",
+        "cannot-determine",
+    }
+    assert listed[2].where == "metrics/sessions.jsonl:3"
+    assert listed[2].cells["gate-health"] == ("cannot-determine", "gate-health is cannot-determine", "")
+    not_scored = "".join(Document(section(page, "not-scored")).text)
+    assert "abandoned session (status is 'abandoned')" in not_scored and "metrics/sessions.jsonl:7" in not_scored
 
 
 def test_weeks_at_the_ends_of_the_calendar_and_decades_apart() -> None:
@@ -280,7 +306,7 @@ def test_characters_a_page_may_not_hold_are_shown_as_escapes() -> None:
     )
     page = render_report(report)
     assert not re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]", page)
-    assert "a\\x00b\\x1bc\\x85d\\ud800e" in page
+    assert listed_rows(page)[0].session_id == "a\\x00b\\x1bc\\x85d\\ud800e"
     # Noncharacters of every plane, and the bidirectional controls that would make one id
     # display as another (U+202E turns the rest around).
     spoof = dataclasses.replace(
@@ -288,13 +314,13 @@ def test_characters_a_page_may_not_hold_are_shown_as_escapes() -> None:
     )
     page = render_report(spoof)
     assert "\u202e" not in page and "\U0001fffe" not in page
-    assert "ok\\u202e1-dab\\U0001fffe" in page
+    assert listed_rows(page)[0].session_id == "ok\\u202e1-dab\\U0001fffe"
 
 
 def test_a_score_is_shown_as_recorded_never_rounded() -> None:
     scored = (cell("plan-fidelity", "fail", score=0.7999999),)
     page = render_report(report((row("s", "2026-07-20T09:00:00Z", {}, extra=scored),)))
-    assert '<span class="score">0.7999999</span>' in page
+    assert listed_rows(page)[0].cells["plan-fidelity"] == ("fail", "plan-fidelity is fail", "0.7999999")
 
 
 def test_a_chart_line_joins_adjacent_weeks_only_also_over_a_long_span() -> None:
@@ -324,3 +350,155 @@ def test_a_page_where_no_deterministic_item_ran_says_so_instead_of_empty_tables(
     )
     assert page.count("No item of a deterministic dimension ran") == 2
     assert "<tbody></tbody>" not in page and '<div class="charts"></div>' not in page
+
+
+def undecided_report() -> ReportData:
+    def undecided(dimension: str, status: str, cause: str | None) -> VerdictCell:
+        return VerdictCell(dimension, "deterministic", status, f"{dimension} is {status}", None, cause)
+
+    sessions = tuple(
+        row(f"s{index}", "2026-07-20T09:00:00Z", {}, index, extra=cells)
+        for index, cells in enumerate(
+            [
+                (undecided("gate-health", "cannot-determine", "no-events"), undecided("plan-fidelity", "pass", None)),
+                (undecided("gate-health", "cannot-determine", "peer-overlap"),),
+                (undecided("gate-health", "cannot-determine", "peer-overlap"),),
+                (undecided("gate-health", "not-applicable", "no-waves"),),
+                (undecided("gate-health", "cannot-determine", "a-new-code"),),
+                (undecided("gate-health", "cannot-determine", None),),
+                (undecided("plan-fidelity", "not-applicable", "unplanned"),),
+            ],
+            start=1,
+        )
+    )
+    return dataclasses.replace(report(sessions), causes=RUBRIC_V1.causes)
+
+
+def test_the_page_tells_why_verdicts_were_not_decided_in_the_rubrics_words() -> None:
+    page = render_report(undecided_report())
+    causes = page[page.index('<table id="causes"') : page.index("</table>", page.index('<table id="causes"'))]
+    rows = [
+        " ".join(" ".join(Document(cells).text).split())
+        for cells in re.findall(r"<tr data-dimension=[^>]*>(.*?)</tr>", causes)
+    ]
+    assert rows == [
+        # In rubric order, cannot-determine before not-applicable, each cause most frequent
+        # first and then by code (none first); as the terminal tells them.
+        "plan-fidelity not-applicable 1 1 " + RUBRIC_V1.causes["unplanned"],
+        "gate-health cannot-determine 5 2 "
+        + RUBRIC_V1.causes["peer-overlap"]
+        + " 1 with no cause given 1 a-new-code 1 "
+        + RUBRIC_V1.causes["no-events"],
+        "gate-health not-applicable 1 1 " + RUBRIC_V1.causes["no-waves"],
+    ]
+    assert ordered_causes(
+        Counter({("cannot-determine", "no-events"): 1, ("cannot-determine", "peer-overlap"): 2, ("pass", None): 9}),
+        "cannot-determine",
+    ) == [(2, "peer-overlap"), (1, "no-events")]
+    assert told_causes([(2, "peer-overlap"), (1, None)], {"peer-overlap": "overlapping"}) == (
+        "2 overlapping; 1 with no cause given"
+    )
+
+
+def test_no_cause_table_when_every_verdict_was_decided() -> None:
+    page = render_report(report((row("s", "2026-07-20T09:00:00Z", every("pass")),)))
+    assert 'id="causes"' not in page
+
+
+def test_sessions_scored_on_request_are_named_with_the_rule_they_passed_over() -> None:
+    named = dataclasses.replace(
+        row("asked", "2026-07-20T09:00:00Z", every("pass"), 3), on_request="abandoned session (status is 'abandoned')"
+    )
+    page = render_report(report((row("plain", "2026-07-20T09:00:00Z", every("pass"), 2), named)))
+    block = page[page.index('<div id="on-request">') : page.index("</div>", page.index('<div id="on-request">'))]
+    said = " ".join(" ".join(Document(block).text).split())
+    assert said.startswith(
+        "Scored on request (1), although the eligibility rule would leave them out (the session was named "
+        "for scoring): asked metrics/sessions.jsonl:3 : abandoned session (status is 'abandoned')"
+    )
+    assert [listed.requested for listed in listed_rows(page)] == [None, "abandoned session (status is 'abandoned')"]
+    assert 'id="on-request"' not in render_report(weekly_report())
+
+
+@pytest.mark.parametrize(
+    ("source", "shown", "title"),
+    [
+        ("metrics/sessions.jsonl", "metrics/sessions.jsonl", None),
+        ("../elsewhere/sessions.jsonl", "../elsewhere/sessions.jsonl", None),
+        ("/srv/data/team/metrics/sessions.jsonl", "metrics/sessions.jsonl", "/srv/data/team/metrics/sessions.jsonl"),
+        ("/sessions.jsonl", "sessions.jsonl", "/sessions.jsonl"),
+        ("C:\\data\\metrics\\sessions.jsonl", "metrics/sessions.jsonl", "C:\\data\\metrics\\sessions.jsonl"),
+    ],
+)
+def test_a_file_outside_the_project_is_shown_short_with_its_whole_path_on_hover(
+    source: str, shown: str, title: str | None
+) -> None:
+    assert where_shown(source) == (shown, title)
+    data = report(
+        (dataclasses.replace(row("s", "2026-07-20T09:00:00Z", every("pass"), 4), source=source),),
+        not_scored=(NotScoredRow("gone", "abandoned session", source, 9),),
+    )
+    page = render_report(data)
+    assert [(listed.where, listed.title) for listed in listed_rows(page)] == [(f"{shown}:4", title)]
+    not_scored = section(page, "not-scored")
+    where = [attrs for tag, attrs in Document(not_scored).tags if attrs.get("class") == "where"]
+    assert where == [{"class": "where", "title": f"{title}:9"} if title else {"class": "where"}]
+    assert f"{shown}:9" in "".join(Document(not_scored).text)
+
+
+def many(count: int, fail_every: int) -> ReportData:
+    """``count`` sessions with long evidence; every ``fail_every``-th one fails gate-health."""
+    return report(
+        tuple(
+            SessionRow(
+                f"session-{index:06d}",
+                "metrics/sessions.jsonl",
+                index,
+                "2026-07-20T09:00:00Z",
+                tuple(
+                    cell(
+                        dimension,
+                        "fail" if dimension == "gate-health" and index % fail_every == 0 else "pass",
+                        f"{dimension} of session {index}: " + "x" * 200,
+                    )
+                    for dimension in DIMENSIONS
+                ),
+            )
+            for index in range(1, count + 1)
+        )
+    )
+
+
+@pytest.mark.parametrize(
+    ("budget", "listed", "all_evidence"),
+    [
+        (400_000, 300, True),  # everything fits (in 390,525 bytes)
+        (40_000, 300, False),  # every row, the evidence of fails alone (32,103)
+        (20_000, 60, False),  # the rows with a fail alone, with that evidence (18,271)
+        (9_000, 29, False),  # as many of those as fit
+    ],
+)
+def test_the_page_stays_within_its_budget_and_keeps_the_failures_first(
+    monkeypatch: pytest.MonkeyPatch, budget: int, listed: int, all_evidence: bool
+) -> None:
+    monkeypatch.setattr(html_page, "LISTED_BYTES", budget)
+    data = many(300, fail_every=5)
+    page = render_report(data)
+    rows = listed_rows(page)
+    encoded = re.search(r'id="session-data">(.*?)</script>', page, re.S)
+    assert encoded is not None and len(encoded.group(1).encode()) <= budget
+    assert len(rows) == listed
+    if listed < 300:
+        assert all(row.cells["gate-health"][0] == "fail" for row in rows)
+        assert [row.session_id for row in rows] == [f"session-{i:06d}" for i in range(5, 5 * listed + 1, 5)]
+    kept = {status for row in rows for status, evidence, _ in row.cells.values() if evidence is not None}
+    assert kept == ({"pass", "fail"} if all_evidence else {"fail"})
+    note = re.search(r'<p class="note" id="listing-note">(.*?)</p>', page)
+    if all_evidence:
+        assert note is None
+    else:
+        assert note is not None
+        assert ("Only the evidence of fail and cannot-determine verdicts is kept" in note.group(1)) is True
+        assert (f"The table lists {listed:,} of the 300 sessions" in note.group(1)) is (listed < 300)
+    # The figures count every session, listed or not.
+    assert '<tr data-dimension="gate-health"><th scope="row">gate-health</th><td class="num">240</td>' in page
