@@ -154,3 +154,12 @@ def listed_rows(page: str) -> list[Listed]:
         }
         rows.append(Listed(session_id, f"{shown}:{line}", title, started, cells, requested.get(index)))  # type: ignore[arg-type]
     return rows
+
+
+def skipped_rows(page: str) -> list[tuple[str, str, str | None, str]]:
+    """The not-scored table's rows, decoded: (session id, file:line as shown, whole path, reason)."""
+    data = page_data(page)
+    return [
+        (session_id, f"{data['sources'][source][0]}:{line}", data["sources"][source][1], data["reasons"][reason])
+        for session_id, source, line, reason in data["skipped"]
+    ]

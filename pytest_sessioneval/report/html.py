@@ -404,28 +404,77 @@ def _json_in_page(value: object) -> str:
 
 @dataclass(frozen=True, slots=True)
 class _Listing:
-    data: str  # the JSON the page's script draws the session table from
-    listed: int  # how many rows it holds
+    data: str  # the JSON the page's script draws the session and not-scored tables from
+    listed: int  # how many scored sessions it holds
     all_evidence: bool  # the evidence of every verdict, or of fails and cannot-determine only
+    skipped: int  # how many sessions not scored it holds
 
 
 def _size(text: str) -> int:
     return len(text.encode("utf-8", "replace"))
 
 
+class _Sources:
+    """Each sessions file once, as JSON ``[shown, title]``; rows refer to it by index."""
+
+    def __init__(self) -> None:
+        self.held: dict[str, tuple[int, str]] = {}
+
+    def ref(self, source: str) -> tuple[int, str]:
+        """Its index, and its JSON when it is not held yet (else "")."""
+        held = self.held.get(source)
+        if held is not None:
+            return held[0], ""
+        shown, title = where_shown(source)
+        return len(self.held), _json_in_page([shown_text(shown), shown_text(title) if title is not None else None])
+
+    def add(self, source: str, ref: int, text: str) -> None:
+        if text:
+            self.held[source] = (ref, text)
+
+    def json(self) -> str:
+        return ",".join(text for _, text in self.held.values())
+
+
+def _not_scored_listing(report: ReportData, sources: _Sources, limit: int) -> tuple[list[str], list[str], int]:
+    """The sessions not scored as rows ``[id, file, line, reason]`` (each reason held once),
+    as many as fit in ``limit`` bytes; and the bytes they take."""
+    reasons: dict[str, int] = {}
+    rows: list[str] = []
+    size = 0
+    for entry in report.not_scored:
+        ref, source = sources.ref(entry.source)
+        reason = reasons.get(entry.reason)
+        said = _json_in_page(shown_text(entry.reason)) if reason is None else ""
+        text = _json_in_page([shown_text(entry.session_id), ref, entry.line, len(reasons) if said else reason])
+        cost = _size(text) + _size(source) + _size(said) + 3
+        if size + cost > limit:
+            break
+        size += cost
+        sources.add(entry.source, ref, source)
+        if said:
+            reasons[entry.reason] = len(reasons)
+        rows.append(text)
+    return rows, [_json_in_page(shown_text(reason)) for reason in reasons], size
+
+
 def _listing(
-    report: ReportData, dimensions: Sequence[str], picked: Sequence[int], all_evidence: bool, limit: int | None
+    report: ReportData, dimensions: Sequence[str], picked: Sequence[int], all_evidence: bool, limit: int
 ) -> _Listing:
-    """The rows ``picked`` (indexes into ``report.sessions``, in order) as the page's data; with
-    ``limit``, only as many as fit in that many bytes. Each distinct verdict (status, evidence,
-    score) and each sessions file is held once; rows refer to them by index (-1: no verdict)."""
-    sources: dict[str, tuple[int, str]] = {}  # source -> its index, and its JSON [shown, title]
+    """The rows ``picked`` (indexes into ``report.sessions``, in order) as the page's data, as
+    many as fit in ``limit`` bytes with the sessions not scored (which take at most half of
+    it). Each distinct verdict (status, evidence, score), reason and sessions file is held
+    once; rows refer to them by index (-1: no verdict)."""
+    sources = _Sources()
     verdicts: dict[str, int] = {}  # JSON [status, evidence, score] -> index
     said: dict[tuple[str, str | None, str], str] = {}  # the JSON of each verdict seen, made once
     rows: list[str] = []
     requested: list[str] = []
     columns = _json_in_page([shown_text(d) for d in dimensions])
-    size = _size(columns) + len('{"columns":,"sources":[],"verdicts":[],"rows":[],"requested":[]}')
+    skeleton = '{"columns":,"sources":[],"verdicts":[],"rows":[],"requested":[],"skipped":[],"reasons":[]}'
+    size = _size(columns) + len(skeleton)
+    skipped, reasons, taken = _not_scored_listing(report, sources, (limit - size) // 2)
+    size += taken
     for index in picked:
         row = report.sessions[index]
         cells = _cells(row)
@@ -453,33 +502,30 @@ def _listing(
                     new.append(key)
                 ref = len(verdicts) + new.index(key)
             refs.append(ref)
-        source_ref, source = sources.get(row.source, (len(sources), ""))
-        if source_ref == len(sources):
-            shown, title = where_shown(row.source)
-            source = _json_in_page([shown_text(shown), shown_text(title) if title is not None else None])
+        source_ref, source = sources.ref(row.source)
         started = shown_text(row.started_at) if row.started_at is not None else None
         text = _json_in_page([shown_text(row.session_id), source_ref, row.line, started, *refs])
         note = _json_in_page([len(rows), shown_text(row.on_request)]) if row.on_request is not None else ""
-        cost = _size(text) + _size(note) + sum(_size(key) + 1 for key in new) + 1
-        if source_ref == len(sources):
-            cost += _size(source) + 1
-        if limit is not None and size + cost > limit:
+        cost = _size(text) + _size(note) + _size(source) + sum(_size(key) + 1 for key in new) + 3
+        if size + cost > limit:
             break
         size += cost
         for key in new:
             verdicts[key] = len(verdicts)
-        sources.setdefault(row.source, (source_ref, source))
+        sources.add(row.source, source_ref, source)
         rows.append(text)
         if note:
             requested.append(note)
     data = (
         f'{{"columns":{columns}'
-        f',"sources":[{",".join(source for _, source in sources.values())}]'
+        f',"sources":[{sources.json()}]'
         f',"verdicts":[{",".join(verdicts)}]'
         f',"rows":[{",".join(rows)}]'
-        f',"requested":[{",".join(requested)}]}}'
+        f',"requested":[{",".join(requested)}]'
+        f',"skipped":[{",".join(skipped)}]'
+        f',"reasons":[{",".join(reasons)}]}}'
     )
-    return _Listing(data, len(rows), all_evidence)
+    return _Listing(data, len(rows), all_evidence, len(skipped))
 
 
 def _listed(report: ReportData, dimensions: Sequence[str]) -> _Listing:
@@ -487,15 +533,15 @@ def _listed(report: ReportData, dimensions: Sequence[str]) -> _Listing:
     ``LISTED_BYTES``; else every session with the evidence of its fails and cannot-determine
     verdicts; else only the sessions with such a verdict (and that evidence), as many as fit."""
     everyone = range(len(report.sessions))
+    for all_evidence in (True, False):
+        listing = _listing(report, dimensions, everyone, all_evidence, LISTED_BYTES)
+        if listing.listed == len(everyone):  # all of them fit
+            return listing
     flagged = [
         index
         for index in everyone
         if any(cell.status in _KEPT_FIRST for cell in _cells(report.sessions[index]).values())
     ]
-    for picked, all_evidence in ((everyone, True), (everyone, False), (flagged, False)):
-        listing = _listing(report, dimensions, picked, all_evidence, None)
-        if _size(listing.data) <= LISTED_BYTES:
-            return listing
     return _listing(report, dimensions, flagged, False, LISTED_BYTES)
 
 
@@ -534,15 +580,17 @@ def _on_request(report: ReportData) -> str:
     )
 
 
-def _session_table(report: ReportData, dimensions: Sequence[str]) -> str:
+_NO_SCRIPT: Final = (
+    '<noscript><p class="note">This table is drawn by the page\'s script: allow scripts to see '
+    "it. Every figure above is in the page itself.</p></noscript>"
+)
+
+
+def _session_table(report: ReportData, dimensions: Sequence[str], listing: _Listing) -> str:
     if not report.sessions:
         return '<p class="note">No session was scored.</p>'
-    listing = _listed(report, dimensions)
     return (
-        f"{_on_request(report)}{_listing_note(report, listing)}{_filters(dimensions)}"
-        '<noscript><p class="note">The session table is drawn by the page\'s script: allow '
-        "scripts to see it. Every figure above is in the page itself.</p></noscript>"
-        f'<script type="application/json" id="session-data">{listing.data}</script>'
+        f"{_on_request(report)}{_listing_note(report, listing)}{_filters(dimensions)}{_NO_SCRIPT}"
         '<div class="scroll"><table id="sessions" class="grid sessions"></table></div>'
         '<nav id="pages" class="pages" aria-label="Pages of sessions" hidden></nav>'
         '<p class="note">Open a verdict to read its evidence (or hover it). Choose a status to '
@@ -550,21 +598,35 @@ def _session_table(report: ReportData, dimensions: Sequence[str]) -> str:
     )
 
 
-def _not_scored(report: ReportData) -> str:
+def _not_scored(report: ReportData, listing: _Listing) -> str:
     if not report.not_scored:
         return ""
-    rows = "".join(
-        f'<tr><th scope="row" class="sid">{_e(entry.session_id)}</th>'
-        f"<td>{_record_cell(entry.source, entry.line) if entry.source else _DASH}</td><td>{_e(entry.reason)}</td></tr>"
-        for entry in report.not_scored
+    reasons = Counter(entry.reason for entry in report.not_scored)
+    counted = "".join(
+        f'<li><span class="count">{count}</span> {_e(reason)}</li>'
+        for reason, count in sorted(reasons.items(), key=lambda pair: (-pair[1], pair[0]))
+    )
+    total = len(report.not_scored)
+    left_out = (
+        f'<p class="note" id="not-scored-note">The table lists the first {listing.skipped:,} of them, '
+        "as many as the page holds.</p>"
+        if listing.skipped < total
+        else ""
     )
     return (
         '<section id="not-scored" aria-labelledby="not-scored-h">'
-        f'<h2 id="not-scored-h">Not scored ({len(report.not_scored)})</h2>'
+        f'<h2 id="not-scored-h">Not scored ({total})</h2>'
         '<p class="note">Abandoned or unfinished sessions: no verdict, and not counted in any figure above.</p>'
-        '<table id="not-scored-table" class="grid"><thead><tr><th scope="col">Session</th>'
-        f'<th scope="col">Record</th><th scope="col">Reason</th></tr></thead><tbody>{rows}</tbody></table></section>'
+        f'<ul class="causes" id="not-scored-reasons">{counted}</ul>{left_out}{_NO_SCRIPT}'
+        '<table id="not-scored-table" class="grid"></table>'
+        '<nav id="not-scored-pages" class="pages" aria-label="Pages of sessions not scored" hidden></nav>'
+        "</section>"
     )
+
+
+def _data(listing: _Listing) -> str:
+    """The data block the page's script draws its tables from: JSON, never run."""
+    return f'<script type="application/json" id="session-data">{listing.data}</script>'
 
 
 def _advisory(report: ReportData) -> str:
@@ -624,6 +686,7 @@ def render_report(report: ReportData) -> str:
     """The report as one self-contained HTML5 document (a ``str``; ``write_report`` writes it)."""
     dimensions = _dimensions(report)
     rates = _rates(report, dimensions)
+    listing = _listed(report, dimensions)
     scored = len(report.sessions)
     summary = f"{scored} session{'' if scored == 1 else 's'} scored against {report.rubric_version}"
     if report.not_scored:
@@ -641,9 +704,10 @@ def render_report(report: ReportData) -> str:
         "</section>",
         _does_not_show(),
         f'<section id="per-session" aria-labelledby="per-session-h"><h2 id="per-session-h">Sessions ({scored})</h2>',
-        _session_table(report, dimensions),
+        _session_table(report, dimensions, listing),
         "</section>",
-        _not_scored(report),
+        _not_scored(report, listing),
+        _data(listing) if report.sessions or report.not_scored else "",
         _advisory(report),
         f"<footer>{_e(report.plugin_version)} \u00b7 {_e(report.rubric_version)} \u00b7 "
         f"{_e(report.standard_version)} \u00b7 {_e(report.timestamp)}</footer>",

@@ -4,12 +4,85 @@
   // Every value is set as text, never as markup. The address may preselect the filters:
   // report.html#status=fail&dimension=gate-health&q=text&page=2
   var PER_PAGE = 100;
+  var source = document.getElementById("session-data");
+  if (!source) { return; }
+  var data = JSON.parse(source.textContent);
+
+  function element(tag, className, content) {
+    var made = document.createElement(tag);
+    if (className) { made.className = className; }
+    if (content !== undefined && content !== null) { made.textContent = content; }
+    return made;
+  }
+
+  function heading(names) {
+    var head = element("thead");
+    var line = element("tr");
+    names.forEach(function (name) {
+      var th = element("th", name[1], name[0]);
+      th.scope = "col";
+      if (name[2]) { th.setAttribute("data-dimension", name[2]); }
+      line.appendChild(th);
+    });
+    head.appendChild(line);
+    return head;
+  }
+
+  function place(row) { // a record's file and line; the whole path on hover when shown short
+    var where = data.sources[row[1]];
+    var span = element("span", "where", where[0] + ":" + row[2]);
+    if (where[1] !== null) { span.title = where[1] + ":" + row[2]; }
+    return span;
+  }
+
+  // Previous, "Page x of y (rows a-b)", Next, in ``nav``; ``turn(page)`` draws another page.
+  function pager(nav, total, page, turn) {
+    var last = Math.max(0, Math.ceil(total / PER_PAGE) - 1);
+    nav.textContent = "";
+    nav.hidden = last === 0;
+    if (last === 0) { return; }
+    var back = element("button", "", "Previous");
+    back.type = "button";
+    back.disabled = page === 0;
+    back.addEventListener("click", function () { turn(page - 1); });
+    var next = element("button", "", "Next");
+    next.type = "button";
+    next.disabled = page === last;
+    next.addEventListener("click", function () { turn(page + 1); });
+    nav.appendChild(back);
+    nav.appendChild(element("span", "page-of", "Page " + (page + 1) + " of " + (last + 1) +
+      " (rows " + (page * PER_PAGE + 1) + "\u2013" + Math.min(total, (page + 1) * PER_PAGE) + ")"));
+    nav.appendChild(next);
+  }
+
+  var skipped = document.getElementById("not-scored-table");
+  var skippedPages = document.getElementById("not-scored-pages");
+  function drawSkipped(page) {
+    var body = element("tbody");
+    var end = Math.min(data.skipped.length, (page + 1) * PER_PAGE);
+    for (var k = page * PER_PAGE; k < end; k += 1) {
+      var row = data.skipped[k];
+      var tr = element("tr");
+      var sid = element("th", "sid", row[0]);
+      sid.scope = "row";
+      tr.appendChild(sid);
+      var where = element("td");
+      where.appendChild(place(row));
+      tr.appendChild(where);
+      tr.appendChild(element("td", "", data.reasons[row[3]]));
+      body.appendChild(tr);
+    }
+    skipped.textContent = "";
+    skipped.appendChild(heading([["Session"], ["Record"], ["Reason"]]));
+    skipped.appendChild(body);
+    pager(skippedPages, data.skipped.length, page, drawSkipped);
+  }
+  if (skipped && skippedPages) { drawSkipped(0); }
+
   var form = document.getElementById("filters");
   var table = document.getElementById("sessions");
-  var source = document.getElementById("session-data");
   var pages = document.getElementById("pages");
-  if (!form || !table || !source || !pages) { return; }
-  var data = JSON.parse(source.textContent);
+  if (!form || !table || !pages) { return; }
   var columns = data.columns;
   var rows = data.rows;
   var verdicts = data.verdicts;
@@ -21,13 +94,6 @@
   data.requested.forEach(function (entry) { requested[entry[0]] = entry[1]; });
   var page = 0;
   var haystacks = null; // each row's searchable text, lowercased, made at the first search
-
-  function element(tag, className, content) {
-    var made = document.createElement(tag);
-    if (className) { made.className = className; }
-    if (content !== undefined && content !== null) { made.textContent = content; }
-    return made;
-  }
 
   function choose(select, value) {
     for (var i = 0; i < select.options.length; i += 1) {
@@ -104,33 +170,17 @@
     for (var i = 0; i < columns.length; i += 1) {
       if (only === -1 || only === i) { shown.push(i); }
     }
-    var head = element("thead");
-    var line = element("tr");
-    var first = element("th", "sid-col", "Session and record");
-    first.scope = "col";
-    line.appendChild(first);
-    var when = element("th", "when-col", "Started");
-    when.scope = "col";
-    line.appendChild(when);
-    shown.forEach(function (i) {
-      var th = element("th", "verdict-col", columns[i]);
-      th.scope = "col";
-      th.setAttribute("data-dimension", columns[i]);
-      line.appendChild(th);
-    });
-    head.appendChild(line);
+    var head = heading([["Session and record", "sid-col"], ["Started", "when-col"]].concat(
+      shown.map(function (i) { return [columns[i], "verdict-col", columns[i]]; })));
     var body = element("tbody");
     var end = Math.min(found.length, (page + 1) * PER_PAGE);
     for (var k = page * PER_PAGE; k < end; k += 1) {
       var index = found[k];
       var row = rows[index];
-      var where = data.sources[row[1]];
       var tr = element("tr");
       var sid = element("th", "sid", row[0]);
       sid.scope = "row";
-      var place = element("span", "where", where[0] + ":" + row[2]);
-      if (where[1] !== null) { place.title = where[1] + ":" + row[2]; }
-      sid.appendChild(place);
+      sid.appendChild(place(row));
       if (Object.prototype.hasOwnProperty.call(requested, index)) {
         var asked = element("span", "requested", "scored on request");
         asked.title = requested[index];
@@ -149,34 +199,13 @@
     table.appendChild(body);
   }
 
-  function pager(found) {
-    var last = Math.max(0, Math.ceil(found.length / PER_PAGE) - 1);
-    pages.textContent = "";
-    pages.hidden = last === 0;
-    if (last === 0) { return; }
-    var back = element("button", "", "Previous");
-    back.type = "button";
-    back.disabled = page === 0;
-    back.addEventListener("click", function () { page -= 1; apply(false); });
-    var next = element("button", "", "Next");
-    next.type = "button";
-    next.disabled = page === last;
-    next.addEventListener("click", function () { page += 1; apply(false); });
-    var from = page * PER_PAGE + 1;
-    var to = Math.min(found.length, (page + 1) * PER_PAGE);
-    pages.appendChild(back);
-    pages.appendChild(element("span", "page-of", "Page " + (page + 1) + " of " + (last + 1) +
-      " (rows " + from + "\u2013" + to + ")"));
-    pages.appendChild(next);
-  }
-
   function apply(fromStart) {
     var found = matching();
     var last = Math.max(0, Math.ceil(found.length / PER_PAGE) - 1);
     if (fromStart) { page = 0; }
     page = Math.min(Math.max(page, 0), last);
     draw(found);
-    pager(found);
+    pager(pages, found.length, page, function (turned) { page = turned; apply(false); });
     count.textContent = "Showing " + found.length + " of " + rows.length + " sessions";
   }
 

@@ -21,6 +21,7 @@ from pages import (
     page_data,
     report,
     row,
+    skipped_rows,
     weekly_report,
 )
 
@@ -451,9 +452,10 @@ def test_files_outside_the_rootdir_are_shown_short_and_not_scored_ones_by_file_a
         ("a", "team-metrics/sessions.jsonl:1", whole),  # the page adds the line to the title
         ("b", "metrics/sessions.jsonl:1", None),
     ]
-    not_scored = page[page.index('<section id="not-scored"') :]
-    assert f'<span class="where" title="{html.escape(whole)}:2">team-metrics/sessions.jsonl:2</span>' in not_scored
-    assert '<span class="where">metrics/sessions.jsonl:2</span>' in not_scored
+    assert [(session_id, where, title) for session_id, where, title, _ in skipped_rows(page)] == [
+        ("gone", "team-metrics/sessions.jsonl:2", whole),
+        ("also-gone", "metrics/sessions.jsonl:2", None),
+    ]
 
 
 def wide_report() -> ReportData:
@@ -544,11 +546,19 @@ def test_sessions_are_drawn_a_hundred_to_a_page_and_every_failure_is_reachable(
         row(f"s-{index:03d}", "2026-07-20T09:00:00Z", every("fail" if index % 50 == 0 else "pass"), index)
         for index in range(1, 251)
     )
+    gone = tuple(
+        NotScoredRow(f"gone-{index:03d}", "abandoned session", "m/sessions.jsonl", index) for index in range(150)
+    )
     path = tmp_path / "report.html"
-    write_report(report(sessions), path)
+    write_report(report(sessions, not_scored=gone), path)
     browser.open(path.as_uri())
     assert browser.problems() == []
     assert drawn_ids(browser) == [f"s-{index:03d}" for index in range(1, 101)]
+    # The sessions not scored are drawn a hundred to a page too, each with its file and line.
+    skipped = "Array.from(document.querySelectorAll('#not-scored-table tbody tr'), tr => tr.textContent)"
+    assert browser.evaluate(skipped) == [f"gone-{i:03d}m/sessions.jsonl:{i}abandoned session" for i in range(100)]
+    browser.evaluate("document.querySelectorAll('#not-scored-pages button')[1].click()")
+    assert len(browser.evaluate(skipped)) == 50
     assert browser.evaluate("document.querySelector('#pages .page-of').textContent") == "Page 1 of 3 (rows 1\u2013100)"
     browser.evaluate("document.querySelectorAll('#pages button')[1].click()")  # Next
     assert drawn_ids(browser) == [f"s-{index:03d}" for index in range(101, 201)]

@@ -25,6 +25,7 @@ from pages import (
     page_data,
     report,
     row,
+    skipped_rows,
     weekly_report,
 )
 
@@ -95,7 +96,7 @@ def test_markup_and_script_in_the_data_show_as_text() -> None:
     text = "".join(document.text)
     assert HOSTILE_ID in text
     assert HOSTILE_EVIDENCE in text
-    assert "m/<b>sessions</b>.jsonl:4" in text  # the record of the session not scored
+    assert skipped_rows(page) == [(HOSTILE_ID, "m/<b>sessions</b>.jsonl:4", None, HOSTILE_EVIDENCE)]
     listed = listed_rows(page)
     assert listed[0].session_id == HOSTILE_ID and listed[0].where == "m/<b>sessions</b>.jsonl:1"
     assert HOSTILE_EVIDENCE in {evidence for row in listed for _, evidence, _ in row.cells.values()}
@@ -278,8 +279,11 @@ def test_session_table_lists_every_verdict_with_its_evidence_and_record() -> Non
     }
     assert listed[2].where == "metrics/sessions.jsonl:3"
     assert listed[2].cells["gate-health"] == ("cannot-determine", "gate-health is cannot-determine", "")
-    not_scored = "".join(Document(section(page, "not-scored")).text)
-    assert "abandoned session (status is 'abandoned')" in not_scored and "metrics/sessions.jsonl:7" in not_scored
+    reasons = " ".join(" ".join(Document(section(page, "not-scored")).text).split())
+    assert "1 abandoned session (status is 'abandoned')" in reasons
+    assert skipped_rows(page) == [
+        ("abandoned-1", "metrics/sessions.jsonl:7", None, "abandoned session (status is 'abandoned')")
+    ]
 
 
 def test_weeks_at_the_ends_of_the_calendar_and_decades_apart() -> None:
@@ -440,10 +444,7 @@ def test_a_file_outside_the_project_is_shown_short_with_its_whole_path_on_hover(
     )
     page = render_report(data)
     assert [(listed.where, listed.title) for listed in listed_rows(page)] == [(f"{shown}:4", title)]
-    not_scored = section(page, "not-scored")
-    where = [attrs for tag, attrs in Document(not_scored).tags if attrs.get("class") == "where"]
-    assert where == [{"class": "where", "title": f"{title}:9"} if title else {"class": "where"}]
-    assert f"{shown}:9" in "".join(Document(not_scored).text)
+    assert skipped_rows(page) == [("gone", f"{shown}:9", title, "abandoned session")]
 
 
 def many(count: int, fail_every: int) -> ReportData:
@@ -502,3 +503,20 @@ def test_the_page_stays_within_its_budget_and_keeps_the_failures_first(
         assert (f"The table lists {listed:,} of the 300 sessions" in note.group(1)) is (listed < 300)
     # The figures count every session, listed or not.
     assert '<tr data-dimension="gate-health"><th scope="row">gate-health</th><td class="num">240</td>' in page
+
+
+def test_the_sessions_not_scored_take_at_most_half_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(html_page, "LISTED_BYTES", 20_000)
+    gone = tuple(
+        NotScoredRow(f"gone-{index:04d}", "abandoned session", "metrics/sessions.jsonl", index) for index in range(1000)
+    )
+    page = render_report(dataclasses.replace(many(20, fail_every=5), not_scored=gone))
+    encoded = re.search(r'id="session-data">(.*?)</script>', page, re.S)
+    assert encoded is not None and len(encoded.group(1).encode()) <= 20_000
+    skipped = skipped_rows(page)
+    assert 100 < len(skipped) < 1000 and [entry[0] for entry in skipped] == [
+        f"gone-{i:04d}" for i in range(len(skipped))
+    ]
+    assert f"The table lists the first {len(skipped):,} of them, as many as the page holds." in page
+    assert "1000 abandoned session" in " ".join(" ".join(Document(section(page, "not-scored")).text).split())
+    assert len(listed_rows(page)) == 20  # the scored sessions keep their half
