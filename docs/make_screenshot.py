@@ -85,7 +85,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "report-screenshot.png")
     parser.add_argument("--html", type=Path, help="also keep the rendered HTML here")
-    parser.add_argument("--window-size", default="1366,2600")
+    parser.add_argument("--window-size", default="1366,2880")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         html = args.html or Path(tmp) / "report.html"

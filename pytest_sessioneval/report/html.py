@@ -1,22 +1,29 @@
 """The HTML report: one self-contained page people read, rendered from plain data.
 
 ``render_report`` turns a ``ReportData`` into one HTML5 document with inline
-CSS, inline SVG charts and a small inline script that filters the session
-table. The page loads nothing (its Content-Security-Policy allows only its own
-style and script, by hash) and works without the script too.
+CSS, inline SVG charts, a block of JSON data and a small inline script that
+draws the session and not-scored tables from that data, 100 rows to a page,
+and filters them. The page loads nothing (its Content-Security-Policy allows
+only its own style and script, by hash); its figures need no script.
 
 What the page holds, in order: provenance; per deterministic dimension, the
 verdict counts and the pass rate over the sessions where the dimension was
-decided, with n and a 95% Wilson interval; each dimension's pass rate per ISO
-week; what the figures do not show; every session with its verdicts and their
-evidence; the sessions that were not scored; and, apart from all of that, any
-advisory judge verdicts. Only verdicts with method ``deterministic`` enter the
-tables and charts. There is no figure across dimensions.
+decided, with n and a 95% Wilson interval, and why verdicts were not decided
+(each cause counted, in the rubric's words); each dimension's pass rate per
+ISO week; what the figures do not show; the sessions with their verdicts and
+their evidence; the sessions that were not scored; and, apart from all of
+that, any advisory judge verdicts. Only verdicts with method ``deterministic``
+enter the tables and charts. There is no figure across dimensions.
 
-Every value from the data is escaped (``html.escape`` with ``quote=True``),
-in text and in attributes alike, and no data is placed inside the script.
-Rendering is deterministic: the same ``ReportData`` gives the same string (no
-clock, no random ids, ordering from the input alone).
+The listing's data keeps within ``LISTED_BYTES`` whatever the number of
+sessions (``_listed`` says what it keeps first); every figure counts every
+session.
+
+Every value from the data is escaped (``html.escape`` with ``quote=True``) in
+the markup; in the JSON, ``<``, ``>`` and ``&`` are ``\\u`` escapes, and the
+script sets every value as text. Rendering is deterministic: the same
+``ReportData`` gives the same string (no clock, no random ids, ordering from
+the input alone).
 
 Pure: no pytest, no clock; ``write_report`` is the only function that writes.
 """
@@ -660,8 +667,8 @@ def _advisory(report: ReportData) -> str:
 # The page's style and script, shipped as files beside this module (read once, at import).
 _STYLE: Final = (files("pytest_sessioneval.report") / "page.css").read_text(encoding="utf-8")
 
-# Filters the session table by reading the DOM (cell text and data-* attributes); no data lives
-# here. The address may preselect filters: report.html#status=fail&dimension=gate-health&q=text
+# Draws the session and not-scored tables from the page's JSON data and filters them; no data
+# lives here. The address may preselect filters: report.html#status=fail&dimension=gate-health&q=text
 _SCRIPT: Final = (files("pytest_sessioneval.report") / "page.js").read_text(encoding="utf-8")
 
 
