@@ -194,7 +194,7 @@ class ReportData:
     dimension_order: tuple[str, ...]
     sessions: tuple[SessionRow, ...]
     not_scored: tuple[NotScoredRow, ...] = ()
-    causes: Mapping[str, str] = field(default_factory=dict)
+    causes: Mapping[str, str] = field(default_factory=dict, compare=False)
 
 
 def write_report(report: ReportData, path: str | Path) -> None:

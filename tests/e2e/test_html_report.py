@@ -567,3 +567,15 @@ def test_sessions_are_drawn_a_hundred_to_a_page_and_every_failure_is_reachable(
     browser.open(path.as_uri() + "#status=fail&page=3")  # one page of failures: its first
     assert drawn_ids(browser) == ["s-050", "s-100", "s-150", "s-200", "s-250"]
     assert browser.evaluate("document.getElementById('pages').hidden") is True
+
+
+def test_the_sessions_not_scored_are_drawn_when_no_session_was_scored(tmp_path: Path, browser: Browser) -> None:
+    path = tmp_path / "report.html"
+    write_report(
+        report((), not_scored=(NotScoredRow("gone", "abandoned session", "/data/team/sessions.jsonl", 3),)), path
+    )
+    browser.open(path.as_uri())
+    assert browser.problems() == []
+    rows = "Array.from(document.querySelectorAll('#not-scored-table tbody tr'), tr => tr.textContent)"
+    assert browser.evaluate(rows) == ["goneteam/sessions.jsonl:3abandoned session"]
+    assert browser.evaluate("document.querySelector('#not-scored-table .where').title") == "/data/team/sessions.jsonl:3"
