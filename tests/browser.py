@@ -15,6 +15,7 @@ import os
 import select
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -35,17 +36,24 @@ class Browser:
 
     def __init__(self, binary: str, profile: Path, timeout: float = 60.0) -> None:
         self.timeout = timeout
-        to_browser_read, self._to_browser = os.pipe()
-        self._from_browser, from_browser_write = os.pipe()
+        reading, self._to_browser = os.pipe()
+        self._from_browser, writing = os.pipe()
+        # Chromium's ends, numbered 10 or more, out of the way of 3 and 4.
+        to_browser_read = fcntl.fcntl(reading, fcntl.F_DUPFD_CLOEXEC, 10)
+        from_browser_write = fcntl.fcntl(writing, fcntl.F_DUPFD_CLOEXEC, 10)
+        os.close(reading)
+        os.close(writing)
 
-        def descriptors() -> None:  # in the child: the pipe ends become descriptors 3 and 4
-            reading = fcntl.fcntl(to_browser_read, fcntl.F_DUPFD, 10)  # out of the way of 3 and 4 first
-            writing = fcntl.fcntl(from_browser_write, fcntl.F_DUPFD, 10)
-            os.dup2(reading, 3)
-            os.dup2(writing, 4)
-
+        # The pipe ends become descriptors 3 and 4 of Chromium: a small Python moves them there
+        # and starts it (no code runs between fork and exec here, which is safe with threads).
         self.process = subprocess.Popen(
             [
+                sys.executable,
+                "-c",
+                "import os, sys; os.dup2(int(sys.argv[1]), 3); os.dup2(int(sys.argv[2]), 4); "
+                "os.execv(sys.argv[3], sys.argv[3:])",
+                str(to_browser_read),
+                str(from_browser_write),
                 binary,
                 "--headless",
                 "--no-sandbox",
@@ -62,8 +70,7 @@ class Browser:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            preexec_fn=descriptors,
-            close_fds=False,
+            pass_fds=(to_browser_read, from_browser_write),
         )
         os.close(to_browser_read)
         os.close(from_browser_write)
@@ -71,11 +78,15 @@ class Browser:
         self._next_id = 0
         self.events: list[dict[str, Any]] = []
         self.session = ""
-        targets = self.send("Target.getTargets")["targetInfos"]
-        page = next(target["targetId"] for target in targets if target["type"] == "page")
-        self.session = self.send("Target.attachToTarget", targetId=page, flatten=True)["sessionId"]
-        for domain in ("Page", "Runtime", "Log"):
-            self.send(f"{domain}.enable")
+        try:
+            targets = self.send("Target.getTargets")["targetInfos"]
+            page = next(target["targetId"] for target in targets if target["type"] == "page")
+            self.session = self.send("Target.attachToTarget", targetId=page, flatten=True)["sessionId"]
+            for domain in ("Page", "Runtime", "Log"):
+                self.send(f"{domain}.enable")
+        except BaseException:
+            self.close()
+            raise
 
     def __enter__(self) -> Browser:
         return self
