@@ -4,6 +4,7 @@
   // Every value is set as text, never as markup. The address may preselect the filters:
   // report.html#status=fail&dimension=gate-health&q=text&page=2
   var PER_PAGE = 100;
+  var BADGES = {"pass": "s-pass", "fail": "s-fail", "not-applicable": "s-na", "cannot-determine": "s-cd"};
   var source = document.getElementById("session-data");
   if (!source) { return; }
   var data = JSON.parse(source.textContent);
@@ -142,9 +143,8 @@
     }
     var verdict = verdicts[ref];
     cell.setAttribute("data-status", verdict[0]);
-    var head = element("span", "badge " + ({
-      "pass": "s-pass", "fail": "s-fail", "not-applicable": "s-na", "cannot-determine": "s-cd"
-    }[verdict[0]] || "s-other"), verdict[0]);
+    var known = Object.prototype.hasOwnProperty.call(BADGES, verdict[0]);
+    var head = element("span", "badge " + (known ? BADGES[verdict[0]] : "s-other"), verdict[0]);
     var score = verdict[2] ? element("span", "score", verdict[2]) : null;
     if (verdict[1] === null) {
       cell.appendChild(head);
