@@ -61,7 +61,7 @@ from .intervals import (
     ranking_note,
 )
 from .output import replace_file
-from .summary import UNDECIDED, ordered_causes, told_cause
+from .summary import cause_text, ordered_causes
 
 if TYPE_CHECKING:
     from ..core.engine import SessionEvaluation, SkippedSession
@@ -301,21 +301,21 @@ def _causes(report: ReportData, dimensions: Sequence[str]) -> str:
     counts: dict[str, Counter[tuple[str, str | None]]] = {dimension: Counter() for dimension in dimensions}
     for row in report.sessions:
         for dimension, cell in _cells(row).items():
-            if cell.status in UNDECIDED:
+            if cell.status in (CANNOT_DETERMINE, NOT_APPLICABLE):
                 counts[dimension][(cell.status, cell.cause)] += 1
     rows = []
     for dimension in dimensions:
-        for status in UNDECIDED:
-            found = ordered_causes(counts[dimension], status)
-            if not found:
-                continue
+        by_status: dict[str, list[tuple[str | None, int]]] = {}
+        for status, code, count in ordered_causes(counts[dimension]):
+            by_status.setdefault(status, []).append((code, count))
+        for status, found in by_status.items():
             told = "".join(
-                f'<li><span class="count">{count}</span> {_e(told_cause(cause, report.causes))}</li>'
-                for count, cause in found
+                f'<li><span class="count">{count}</span> {_e(cause_text(code, report.causes))}</li>'
+                for code, count in found
             )
             rows.append(
                 f'<tr data-dimension="{_e(dimension)}" data-status="{_e(status)}"><th scope="row">{_e(dimension)}</th>'
-                f'<td>{_badge(status)}</td><td class="num">{sum(count for count, _ in found)}</td>'
+                f'<td>{_badge(status)}</td><td class="num">{sum(count for _, count in found)}</td>'
                 f'<td><ul class="causes">{told}</ul></td></tr>'
             )
     if not rows:

@@ -182,11 +182,11 @@ NO_CAUSE: Final = "with no cause given"
 
 
 def ordered_causes(counts: CauseCounts) -> list[tuple[str, str | None, int]]:
-    """The causes counted, as ``(status, code, count)``: cannot-determine before not-applicable,
+    """The causes of undecided verdicts counted, as ``(status, code, count)``: cannot-determine before not-applicable,
     within a status the most frequent first, then by code (a verdict without one last)."""
     rank = {CANNOT_DETERMINE: 0, NOT_APPLICABLE: 1}
-    found = [(status, code, count) for (status, code), count in counts.items() if count > 0]
-    found.sort(key=lambda entry: (rank.get(entry[0], 2), entry[0], -entry[2], entry[1] is None, entry[1] or ""))
+    found = [(status, code, count) for (status, code), count in counts.items() if count > 0 and status in rank]
+    found.sort(key=lambda entry: (rank[entry[0]], -entry[2], entry[1] is None, entry[1] or ""))
     return found
 
 

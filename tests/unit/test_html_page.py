@@ -387,21 +387,22 @@ def test_the_page_tells_why_verdicts_were_not_decided_in_the_rubrics_words() -> 
     ]
     assert rows == [
         # In rubric order, cannot-determine before not-applicable, each cause most frequent
-        # first and then by code (none first); as the terminal tells them.
+        # first and then by code (none last); as the terminal tells them.
         "plan-fidelity not-applicable 1 1 " + RUBRIC_V1.causes["unplanned"],
         "gate-health cannot-determine 5 2 "
         + RUBRIC_V1.causes["peer-overlap"]
-        + " 1 with no cause given 1 a-new-code 1 "
-        + RUBRIC_V1.causes["no-events"],
+        + " 1 a-new-code 1 "
+        + RUBRIC_V1.causes["no-events"]
+        + " 1 with no cause given",
         "gate-health not-applicable 1 1 " + RUBRIC_V1.causes["no-waves"],
     ]
     assert ordered_causes(
-        Counter({("cannot-determine", "no-events"): 1, ("cannot-determine", "peer-overlap"): 2, ("pass", None): 9}),
-        "cannot-determine",
-    ) == [(2, "peer-overlap"), (1, "no-events")]
-    assert told_causes([(2, "peer-overlap"), (1, None)], {"peer-overlap": "overlapping"}) == (
-        "2 overlapping; 1 with no cause given"
-    )
+        Counter({("cannot-determine", "no-events"): 1, ("cannot-determine", "peer-overlap"): 2, ("pass", None): 9})
+    ) == [("cannot-determine", "peer-overlap", 2), ("cannot-determine", "no-events", 1)]
+    assert told_causes(
+        Counter({("cannot-determine", "peer-overlap"): 2, ("cannot-determine", None): 1}),
+        {"peer-overlap": "overlapping"},
+    ) == [("cannot-determine", 3, "2 overlapping; 1 with no cause given")]
 
 
 def test_no_cause_table_when_every_verdict_was_decided() -> None:
