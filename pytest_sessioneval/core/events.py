@@ -25,8 +25,15 @@ from typing import Any, Final
 
 import orjson
 
-from .io import open_input
-from .jsonl import InputProblem, UnreadableTimestamps, decode_object, iter_lines, iter_objects
+from .io import max_line_bytes, read_blocks
+from .jsonl import (
+    InputProblem,
+    UnreadableTimestamps,
+    decode_object,
+    iter_lines,
+    iter_objects,
+    over_the_limit,
+)
 from .sessions import Window
 from .timestamps import parse_timestamp_ms
 from .values import is_blank
@@ -340,7 +347,8 @@ def _scan_every_line(path: Path, problems: list[InputProblem], collector: _Colle
 def _scan(path: Path, problems: list[InputProblem], collector: _Collector) -> bool:
     """Feed ``collector`` every relevant event of ``path``; whether any line held an object.
 
-    The file is read into one reused buffer, a block of whole lines at a time.
+    The file is read into one reused buffer, a block of whole lines at a time
+    (``read_blocks``: an over-long line is reported, never held).
     In each block every needle is searched with ``bytes.find`` (C speed); each
     hit's line is decoded once, in file order, and lines are counted only up to
     the hits.
@@ -352,70 +360,56 @@ def _scan(path: Path, problems: list[InputProblem], collector: _Collector) -> bo
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
     source = str(path)
+    max_line = max_line_bytes()
     found = False
-    line_base = 1  # number of the first line in the buffer
-    buffer = bytearray(_CHUNK)
-    filled = 0  # bytes of the buffer that hold file data
-    with open_input(path, buffered=False) as stream:
-        while True:
-            if filled == len(buffer):
-                buffer.extend(bytes(len(buffer)))  # a line longer than the buffer
-            with memoryview(buffer) as whole, whole[filled:] as free:
-                read = stream.readinto(free)
-            if read:
-                filled += read
-                limit = buffer.rfind(b"\n", 0, filled) + 1
-                if limit == 0:
-                    continue  # no whole line yet
-            else:
-                limit = filled  # end of file: the last line may lack its newline
-                if limit == 0:
-                    return found
-            find, rfind = buffer.find, buffer.rfind
-            ends: dict[int, int] = {}
-            for needle in needles:
-                pos = find(needle, 0, limit)
-                while pos >= 0:
-                    start = rfind(b"\n", 0, pos) + 1
-                    end = find(b"\n", pos, limit)
-                    if end < 0:
-                        end = limit
-                    ends[start] = end
-                    pos = find(needle, end, limit)
-            pos = find(b"\\", 0, limit)
+    line_base = 1  # number of the first line of the block
+    for block in read_blocks(path, _CHUNK, max_line):
+        if isinstance(block, int):  # an over-long line, never read whole
+            problems.append(InputProblem(source, line_base, over_the_limit(block, max_line)))
+            line_base += 1
+            continue
+        buffer, limit = block
+        find, rfind = buffer.find, buffer.rfind
+        ends: dict[int, int] = {}
+        for needle in needles:
+            pos = find(needle, 0, limit)
             while pos >= 0:
                 start = rfind(b"\n", 0, pos) + 1
                 end = find(b"\n", pos, limit)
                 if end < 0:
                     end = limit
-                if any(find(escape, pos, end) >= 0 for escape in escapes):
-                    ends[start] = end
-                pos = find(b"\\", end, limit)
-            count = buffer.count
-            line = line_base
-            previous = 0
-            for start in sorted(ends):
-                line += count(b"\n", previous, start)
-                previous = start
-                raw = buffer[start : ends[start]]
-                try:
-                    event = loads(raw)
-                except decode_error:
-                    event = None
-                if type(event) is not dict:
-                    # The general decoder: it knows every way a line can fail (or still be read).
-                    event = decode_object(bytes(raw))
-                    if type(event) is str:
-                        problems.append(InputProblem(source, line, event))
-                        continue
-                found = True
-                add(line, event)
-            line_base = line + count(b"\n", previous, limit)
-            if not read:
-                return found
-            # Keep the unfinished last line for the next block.
-            filled -= limit
-            buffer[:filled] = buffer[limit : limit + filled]
+                ends[start] = end
+                pos = find(needle, end, limit)
+        pos = find(b"\\", 0, limit)
+        while pos >= 0:
+            start = rfind(b"\n", 0, pos) + 1
+            end = find(b"\n", pos, limit)
+            if end < 0:
+                end = limit
+            if any(find(escape, pos, end) >= 0 for escape in escapes):
+                ends[start] = end
+            pos = find(b"\\", end, limit)
+        count = buffer.count
+        line = line_base
+        previous = 0
+        for start in sorted(ends):
+            line += count(b"\n", previous, start)
+            previous = start
+            raw = buffer[start : ends[start]]
+            try:
+                event = loads(raw)
+            except decode_error:
+                event = None
+            if type(event) is not dict:
+                # The general decoder: it knows every way a line can fail (or still be read).
+                event = decode_object(bytes(raw))
+                if type(event) is str:
+                    problems.append(InputProblem(source, line, event))
+                    continue
+            found = True
+            add(line, event)
+        line_base = line + count(b"\n", previous, limit)
+    return found
 
 
 def _holds_an_object(path: Path) -> bool:

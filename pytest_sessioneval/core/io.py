@@ -5,6 +5,10 @@ so that a new way of storing one is one edit: today a file is read as it is, or
 decompressed when it is gzip (told by its first bytes, whatever its name), and a data
 file is looked for under its plain name and with ``.gz`` added (``sessions.jsonl.gz``).
 
+Every line is read with a bounded ``readline``: a line longer than the line limit
+(``max_line_bytes``, 64 MiB unless set) is never held whole, only measured, so memory
+stays bounded by the limit however long a line a file holds.
+
 Pure: reading only; nothing here knows JSON.
 """
 
@@ -18,6 +22,8 @@ import stat
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar, Token
+from functools import partial
 from pathlib import Path
 from typing import Final, Protocol
 
@@ -26,12 +32,16 @@ from .snapshot import held, open_prefix
 __all__ = [
     "BROKEN_LINK",
     "COMPRESSED_SUFFIX",
+    "DEFAULT_MAX_LINE_BYTES",
     "find_below",
     "find_beside",
     "is_named",
+    "max_line_bytes",
     "open_input",
+    "read_blocks",
     "read_bytes",
     "read_lines",
+    "set_max_line_bytes",
     "spellings",
     "stat_kind",
 ]
@@ -40,6 +50,29 @@ __all__ = [
 COMPRESSED_SUFFIX: Final = ".gz"
 _GZIP_MAGIC: Final = b"\x1f\x8b"
 _BOM: Final = b"\xef\xbb\xbf"
+
+#: The longest line read by default, its newline not counted (``set_max_line_bytes``).
+DEFAULT_MAX_LINE_BYTES: Final = 64 << 20
+_MAX_LINE: ContextVar[int] = ContextVar("max_line_bytes", default=DEFAULT_MAX_LINE_BYTES)
+_SKIP: Final = 1 << 20  # the rest of an over-long line is skipped this many bytes at a time
+_BUFFER: Final = 1 << 16  # the buffer of a file read a line at a time (8 KiB reads lines slower)
+
+
+def max_line_bytes() -> int:
+    """The line limit in force: the longest line read, its newline not counted."""
+    return _MAX_LINE.get()
+
+
+def set_max_line_bytes(limit: int) -> Token[int]:
+    """Set the line limit; ``reset_max_line_bytes`` with the token given back restores it."""
+    if type(limit) is not int or limit < 1:
+        raise ValueError(f"the line limit must be a positive number of bytes, not {limit!r}")
+    return _MAX_LINE.set(limit)
+
+
+def reset_max_line_bytes(token: Token[int]) -> None:
+    """Restore the line limit that ``set_max_line_bytes`` replaced."""
+    _MAX_LINE.reset(token)
 
 
 def spellings(name: str) -> tuple[str, str]:
@@ -65,12 +98,12 @@ def find_beside(directory: Path, name: str, kind_of: Callable[[Path], str | None
 
 
 class ByteStream(Protocol):
-    """What ``open_input`` gives: a file's bytes, read as blocks or as lines."""
+    """What ``open_input`` gives: a file's bytes, read as blocks or as lines (each line
+    with a bound: ``read_lines``)."""
 
     def read(self, size: int = -1, /) -> bytes: ...
     def readline(self, size: int = -1, /) -> bytes: ...
     def readinto(self, buffer: memoryview, /) -> int | None: ...
-    def __iter__(self) -> Iterator[bytes]: ...
 
 
 #: Directories never searched for inputs: version control, caches, virtual environments.
@@ -121,7 +154,7 @@ def open_input(path: Path, *, buffered: bool = True) -> Iterator[ByteStream]:
     if snapshot is not None:
         stream = open_prefix(path, snapshot, buffered=buffered)
     else:
-        stream = open(path, "rb") if buffered else open(path, "rb", buffering=0)  # noqa: SIM115
+        stream = io.BufferedReader(io.FileIO(path), _BUFFER) if buffered else io.FileIO(path)
     try:
         if stream.read(2) == _GZIP_MAGIC:
             stream.seek(0)
@@ -163,9 +196,6 @@ class _Unpacked:
         except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
             raise self._damaged(exc) from None
 
-    def __iter__(self) -> Iterator[bytes]:
-        return iter(self.readline, b"")
-
 
 def read_bytes(path: Path, limit: int = -1) -> bytes:
     """The file's bytes (decompressed), or its first ``limit`` of them."""
@@ -176,33 +206,132 @@ def read_bytes(path: Path, limit: int = -1) -> bytes:
 def read_lines(path: Path, max_line: int | None = None, *, skip_bom: bool = False) -> Iterator[tuple[int, bytes | int]]:
     """``(number, line)`` for every line, 1-based, each with its newline.
 
-    With ``max_line``, a line longer than that many bytes (its newline not counted) is
-    never held whole: its length comes in its place, an ``int``, and reading goes on at
-    the next line. ``skip_bom``: a UTF-8 byte order mark opening the file is no part of
-    its first line. Raises ``OSError`` when the file cannot be read.
+    A line longer than ``max_line`` bytes (its newline not counted; default: the line
+    limit in force, ``max_line_bytes``) is never held whole: its length comes in its
+    place, an ``int``, and reading goes on at the next line. ``skip_bom``: a UTF-8 byte
+    order mark opening the file is no part of its first line. Raises ``OSError`` when
+    the file cannot be read.
     """
+    limit = max_line_bytes() if max_line is None else max_line
+    chunk = limit + len(_BOM) + 3  # a line, its BOM, "\r\n", one byte more
     with open_input(path) as stream:
-        if max_line is None and not skip_bom:
-            yield from enumerate(stream, 1)
-            return
-        chunk = (max_line if max_line is not None else 1 << 62) + len(_BOM) + 3  # a line, "\r\n", one byte more
-        number = 0
-        while raw := stream.readline(chunk):
-            number += 1
-            whole = raw.endswith(b"\n") or len(raw) < chunk
-            if number == 1 and skip_bom and raw.startswith(_BOM):
-                raw = raw[len(_BOM) :]
-            if whole:
-                size = len(raw) - _newline_size(raw)
-                yield number, (raw if max_line is None or size <= max_line else size)
-                continue
-            size, end = len(raw), raw[-2:]  # the rest of the line is skipped, a block at a time
-            while not end.endswith(b"\n"):
-                more = stream.readline(1 << 16)
-                if not more:
-                    break
-                size, end = size + len(more), (end + more)[-2:]
-            yield number, size - _newline_size(end)
+        readline = stream.readline
+        lines = enumerate(iter(partial(readline, chunk), b""), 1)
+        if skip_bom:
+            for _, raw in lines:
+                cut = len(raw) == chunk and not raw.endswith(b"\n")
+                yield 1, _measured(raw.removeprefix(_BOM), cut, stream, limit)
+                break
+        for number, raw in lines:
+            if len(raw) <= limit:  # the common case costs this one test
+                yield number, raw
+            else:
+                yield number, _measured(raw, len(raw) == chunk and not raw.endswith(b"\n"), stream, limit)
+
+
+def _measured(raw: bytes, cut: bool, stream: ByteStream, limit: int) -> bytes | int:
+    """``raw`` when it is a whole line (not ``cut`` short by the bound of the read) within
+    ``limit``; else the line's length, its rest read (a block at a time, never held) up to
+    the next line."""
+    if not cut:
+        size = len(raw) - _newline_size(raw[-2:])
+        return raw if size <= limit else size
+    size, end = len(raw), raw[-2:]
+    if isinstance(stream, io.BufferedReader):  # a plain file: read into one block, then back to the next line
+        block = bytearray(_SKIP)
+        while read := stream.readinto(block):
+            newline = block.find(b"\n", 0, read)
+            if newline >= 0:
+                stream.seek(newline + 1 - read, io.SEEK_CUR)
+                end = (end + bytes(block[max(0, newline - 1) : newline + 1]))[-2:]
+                return size + newline + 1 - _newline_size(end)
+            size, end = size + read, (end + bytes(block[max(0, read - 2) : read]))[-2:]
+        return size
+    while not end.endswith(b"\n"):  # decompressed: read a line at a time, within a bound
+        more = stream.readline(_SKIP)
+        if not more:
+            break
+        size, end = size + len(more), (end + more)[-2:]
+    return size - _newline_size(end)
+
+
+def read_blocks(path: Path, block: int, max_line: int | None = None) -> Iterator[tuple[bytearray, int] | int]:
+    """The file as blocks of whole lines, read into one reused buffer of about ``block``
+    bytes: ``(buffer, end)``, the lines in ``buffer[:end]`` (the file's last line may lack
+    its newline), valid until the next block is asked for. A line longer than
+    ``max_line`` (default: the line limit in force) comes as its length, an ``int``, in
+    its place, never held whole. Raises ``OSError``.
+    """
+    limit = max_line_bytes() if max_line is None else max_line
+    largest = limit + 3  # a buffer this long that holds no newline holds an over-long line
+    buffer = bytearray(block)
+    filled = 0  # bytes of the buffer that hold file data
+    with open_input(path, buffered=False) as stream:
+        while True:
+            if filled == len(buffer):
+                if filled >= largest:  # no newline in it: an over-long line, measured and skipped
+                    size, filled = _skipped(stream, buffer, filled)
+                    yield size
+                    continue
+                buffer.extend(bytes(min(len(buffer), largest - len(buffer))))  # a long line: room for it
+            with memoryview(buffer) as whole, whole[filled:] as free:
+                read = stream.readinto(free)
+            if read:
+                filled += read
+                end = buffer.rfind(b"\n", 0, filled) + 1
+                if end == 0:
+                    continue  # no whole line yet
+            else:
+                end = filled  # end of file: the last line may lack its newline
+                if end == 0:
+                    return
+            if end > limit:  # a line of this block may be over the limit: those are cut out
+                yield from _cut(buffer, end, limit)
+            else:
+                yield buffer, end
+            if not read:
+                return
+            filled -= end  # the unfinished last line stays for the next block
+            buffer[:filled] = buffer[end : end + filled]
+
+
+def _skipped(stream: ByteStream, buffer: bytearray, filled: int) -> tuple[int, int]:
+    """Read past the over-long line that fills ``buffer[:filled]``, the buffer reused for
+    it: the line's length, and how many bytes of the next lines it leaves at the start of
+    ``buffer``."""
+    size = filled
+    last = bytes(buffer[filled - 1 : filled])
+    while True:
+        with memoryview(buffer) as whole, whole[:filled] as free:
+            read = stream.readinto(free)
+        if not read:
+            return size, 0  # the file's last line: no newline
+        newline = buffer.find(b"\n", 0, read)
+        if newline >= 0:
+            end = (last + bytes(buffer[max(0, newline - 1) : newline + 1]))[-2:]
+            rest = read - newline - 1
+            buffer[:rest] = buffer[newline + 1 : read]
+            return size + newline + 1 - _newline_size(end), rest
+        size += read
+        last = bytes(buffer[read - 1 : read])
+
+
+def _cut(buffer: bytearray, end: int, limit: int) -> Iterator[tuple[bytearray, int] | int]:
+    """The lines of ``buffer[:end]`` as blocks, each over-long line as its length."""
+    start = 0  # the first line not yet given
+    at = 0
+    while at < end:
+        newline = buffer.find(b"\n", at, end)
+        stop = end if newline < 0 else newline + 1
+        size = stop - at - _newline_size(bytes(buffer[max(at, stop - 2) : stop]))
+        if size > limit:
+            if start < at:
+                yield bytearray(buffer[start:at]), at - start
+            yield size
+            start = stop
+        at = stop
+    if start < end:
+        yield bytearray(buffer[start:end]), end - start
 
 
 def _newline_size(end: bytes) -> int:

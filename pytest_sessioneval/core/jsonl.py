@@ -12,8 +12,8 @@ from typing import Any, Final, NamedTuple
 
 import orjson
 
-from .io import read_lines
-from .text import NAMED_PROBLEMS, show
+from .io import max_line_bytes, read_lines
+from .text import NAMED_PROBLEMS, byte_size, show
 from .values import is_blank
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "first_named",
     "iter_objects",
     "opens_json_document",
+    "over_the_limit",
     "shown_timestamp",
     "timestamp_problem",
 ]
@@ -73,6 +74,11 @@ def timestamp_problem(name: str, value: object) -> str:
     """Why a timestamp field gives no instant: ``no started_at``, or
     ``started_at '2026-13-01' is not a timestamp``."""
     return f"no {name}" if value is None else f"{name} {shown_timestamp(value)} is not a timestamp"
+
+
+def over_the_limit(size: int, limit: int) -> str:
+    """Why a line longer than the line limit is not read."""
+    return f"line is {size} bytes, over the {byte_size(limit)} limit (--session-eval-max-line-bytes); line skipped"
 
 
 class InputWarning(UserWarning):
@@ -227,17 +233,20 @@ def decode_object(raw: bytes) -> dict[str, Any] | str:
     return value
 
 
-def iter_objects(path: Path, problems: list[InputProblem]) -> Iterator[tuple[int, dict[str, Any]]]:
+def iter_objects(
+    path: Path, problems: list[InputProblem], max_line: int | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, object)`` for every usable line of a JSONL file.
 
     Blank lines are ignored; each other unusable line is appended to ``problems``.
     The caller opens nothing: a missing or unreadable file raises ``OSError``.
+    ``max_line``: the longest line read (default: the line limit in force).
     """
-    for number, _, decoded in iter_lines(path, problems):
+    for number, _, decoded in iter_lines(path, problems, max_line):
         yield number, decoded
 
 
-def opens_json_document(path: Path) -> bool:
+def opens_json_document(path: Path, max_line: int | None = None) -> bool:
     """Whether the file is one JSON document written over several lines (an array, or an
     object whose first line does not close it) rather than JSON Lines: its first line that
     is not blank opens an array or an object that it leaves open, and, for an object, a
@@ -245,10 +254,13 @@ def opens_json_document(path: Path) -> bool:
     is a line of JSON Lines, valid or not: an array on one line holds no object, and
     ``{"a": NaN}`` or ``{"a": 1,}`` is a bad record. A lone torn object, one followed by
     objects, or one whose line ends inside a string, is JSON Lines that a crash or a raw
-    newline damaged.) Raises ``OSError`` when the file cannot be read."""
+    newline damaged.) A line over ``max_line`` (default: the line limit in force) is no
+    opening. Raises ``OSError`` when the file cannot be read."""
     opening: list[bytes] = []
-    for _, raw in read_lines(path):
-        assert isinstance(raw, bytes)
+    for _, raw in read_lines(path, max_line):
+        if type(raw) is int:
+            return False  # too long to be read: the reader of the file says so
+        assert type(raw) is bytes
         line = raw.strip().removeprefix(b"\xef\xbb\xbf").strip()
         if line:
             opening.append(line)
@@ -293,12 +305,13 @@ class FirstNamed(NamedTuple):
     any_object: bool
 
 
-def first_named(path: Path, keys: tuple[str, ...]) -> FirstNamed:
+def first_named(path: Path, keys: tuple[str, ...], max_line: int | None = None) -> FirstNamed:
     """What a JSONL file holds, by its first object that names any of ``keys``: the first of
-    them (in that order) it names, and its line; objects naming none are looked past.
+    them (in that order) it names, and its line; objects naming none are looked past, and
+    lines over ``max_line`` (default: the line limit in force) are not read.
     Raises ``OSError`` when the file cannot be read."""
     seen = False
-    for number, record in iter_objects(path, []):
+    for number, record in iter_objects(path, [], max_line):
         seen = True
         for key in keys:
             if key in record:
@@ -306,11 +319,19 @@ def first_named(path: Path, keys: tuple[str, ...]) -> FirstNamed:
     return FirstNamed(None, None, seen)
 
 
-def iter_lines(path: Path, problems: list[InputProblem]) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
-    """Like ``iter_objects``, with each line's bytes (``decode_object`` of them gives the object)."""
+def iter_lines(
+    path: Path, problems: list[InputProblem], max_line: int | None = None
+) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
+    """Like ``iter_objects``, with each line's bytes (``decode_object`` of them gives the object).
+
+    A line over the line limit is a problem, never held whole (``read_lines``).
+    """
     loads, decode_error = orjson.loads, orjson.JSONDecodeError
-    for number, raw in read_lines(path):
-        assert type(raw) is bytes
+    for number, raw in read_lines(path, max_line):
+        if type(raw) is not bytes:
+            assert type(raw) is int  # an over-long line's length
+            problems.append(InputProblem(str(path), number, over_the_limit(raw, max_line or max_line_bytes())))
+            continue
         # The common case first, inline: a line orjson reads as an object.
         try:
             decoded = loads(raw)

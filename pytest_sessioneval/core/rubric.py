@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from .io import read_bytes
+from .io import open_input
 from .text import described, exception_text, plain_text, printable
 from .values import is_blank, is_number, plain_number
 
@@ -236,7 +236,11 @@ class Rubric:
     def sha256(self) -> str:
         """sha256 of the rubric text, read once: the hash every record carries."""
         if not self._sha256:
-            self._sha256.append(hashlib.sha256(read_bytes(self.text_path)).hexdigest())
+            digest = hashlib.sha256()
+            with open_input(self.text_path) as stream:
+                while block := stream.read(1 << 20):  # a block at a time, whatever the text's size
+                    digest.update(block)
+            self._sha256.append(digest.hexdigest())
         return self._sha256[0]
 
     def score(self, context: SessionContext, make: VerdictFactory | None = None) -> tuple[DimensionVerdict, ...]:

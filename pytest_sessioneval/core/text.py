@@ -14,6 +14,7 @@ import orjson
 
 __all__ = [
     "NAMED_PROBLEMS",
+    "byte_size",
     "described",
     "exception_text",
     "first_few",
@@ -48,6 +49,14 @@ def show(value: Any) -> str:
     if _nested_deeper_than(value, SHOWN_DEPTH):
         return f"(an {'array' if kind is list else 'object'} nested too deeply to show)"
     return described(value)
+
+
+def byte_size(size: int) -> str:
+    """A number of bytes as people write it: ``64 MiB``, ``1536 KiB``, ``1000 bytes``."""
+    for shift, unit in ((30, "GiB"), (20, "MiB"), (10, "KiB")):
+        if size and size % (1 << shift) == 0:
+            return f"{size >> shift} {unit}"
+    return f"{size} byte{'' if size == 1 else 's'}"
 
 
 def described(value: Any) -> str:

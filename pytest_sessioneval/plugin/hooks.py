@@ -19,7 +19,7 @@ from .inifile import note_missed_ini_files
 from .items import LineItem
 from .options import OPTIONS, add_options, naming_options_as_given, on_command_line
 from .run import RUN_KEY, SessionEvalRun
-from .settings import read_settings
+from .settings import read_settings, restore_line_limit
 from .snapshot import snapshots
 from .xdist import XdistBridge, register_wire_safety
 
@@ -77,6 +77,11 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistBridge(run), "session-eval-xdist")
     register_wire_safety(config)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    restore_line_limit(config)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -168,6 +168,14 @@ OPTIONS: tuple[Option, ...] = (
         "bool",
     ),
     Option(
+        "--session-eval-max-line-bytes",
+        "session_eval_max_line_bytes",
+        "the longest line read from any input (default: 64MiB); a longer line is reported and skipped, "
+        "never held in memory: bytes, or with a KiB, MiB or GiB suffix",
+        "string",
+        "SIZE",
+    ),
+    Option(
         "--session-eval-html",
         "session_eval_html",
         "write a self-contained HTML report of the scored sessions to PATH",

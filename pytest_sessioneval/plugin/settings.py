@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from contextvars import Token
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,8 +19,9 @@ from typing import Any
 import pytest
 
 from ..core.engine import Selection
+from ..core.io import DEFAULT_MAX_LINE_BYTES, reset_max_line_bytes, set_max_line_bytes
 from ..core.rubric import Rubric
-from ..core.text import is_utf8
+from ..core.text import byte_size, is_utf8
 from ..core.timestamps import parse_timestamp_ms
 from ..core.values import JS_WHITESPACE, is_blank
 from ..judge import Judge
@@ -42,7 +44,7 @@ from .options import (
 )
 from .xdist import from_controller, is_worker
 
-__all__ = ["Settings", "read_settings"]
+__all__ = ["Settings", "read_settings", "restore_line_limit"]
 
 #: Seconds an append waits for the journal's lock (--session-eval-journal-lock-timeout).
 _LOCK_TIMEOUT = 30.0
@@ -108,6 +110,7 @@ def read_settings(config: pytest.Config) -> Settings | None:
     refuse_without_skipping(config, "--session-eval-verify" if verify and not paths else "--session-eval")
     if verify and not paths:
         raise usage_error("--session-eval-verify", "needs --session-eval to name the metrics to re-score")
+    _set_line_limit(config)  # before any input is read
     journals = [p for p in paths if path_kind("--session-eval", p) == "file" and is_journal(p)]
     sources, sessions_given = resolve_sources(config, [p for p in paths if p not in journals])
     selection = _selection(config, verify=bool(verify), journals=journals if not sources else [])
@@ -421,6 +424,46 @@ def _journals_shown_whole(config: pytest.Config, selection: Selection) -> tuple[
         f"{', '.join(how_given(config, flag) for flag in selecting)} selected sessions of the sessions "
         "files only: the journal(s) given as input show every record",
     )
+
+
+_LINE_LIMIT = pytest.StashKey[Token[int]]()  # the token that restores the line limit the run replaced
+_LARGEST_LINE_LIMIT = 4 << 30
+_SIZE = re.compile(r"\s*([0-9]+)\s*(|b|bytes?|kib|mib|gib)\s*", re.ASCII | re.IGNORECASE)
+_UNITS = {"": 0, "b": 0, "byte": 0, "bytes": 0, "kib": 10, "mib": 20, "gib": 30}
+
+
+def _set_line_limit(config: pytest.Config) -> None:
+    """Put the line limit the options give in force for the run (``restore_line_limit`` ends it)."""
+    value = option_value(config, "--session-eval-max-line-bytes")
+    limit = DEFAULT_MAX_LINE_BYTES if value is None else line_limit(value)
+    if _LINE_LIMIT not in config.stash:
+        config.stash[_LINE_LIMIT] = set_max_line_bytes(limit)
+
+
+def line_limit(value: str) -> int:
+    """A line limit as given (``67108864``, ``64MiB``, ``1 GiB``), in bytes; a usage error
+    naming the option for anything else, for zero and for over 4 GiB."""
+    flag = "--session-eval-max-line-bytes"
+    found = _SIZE.fullmatch(value)
+    if found is None:
+        raise usage_error(
+            flag, f"{value!r} is not a size: give bytes, or a number with KiB, MiB or GiB (such as 64MiB)"
+        )
+    digits = found.group(1).lstrip("0") or "0"
+    size = int(digits) << _UNITS[found.group(2).lower()] if len(digits) <= 12 else _LARGEST_LINE_LIMIT + 1
+    if size == 0:
+        raise usage_error(flag, f"{value!r} is no limit: give at least one byte")
+    if size > _LARGEST_LINE_LIMIT:
+        raise usage_error(flag, f"{value!r} is over {byte_size(_LARGEST_LINE_LIMIT)}, the largest line limit")
+    return size
+
+
+def restore_line_limit(config: pytest.Config) -> None:
+    """Put back the line limit in force before the run set its own."""
+    token = config.stash.get(_LINE_LIMIT, None)
+    if token is not None:
+        del config.stash[_LINE_LIMIT]
+        reset_max_line_bytes(token)
 
 
 _LONGEST_JUDGE_TIMEOUT = 86_400.0

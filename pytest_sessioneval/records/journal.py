@@ -135,7 +135,9 @@ def foreign_to_journal(path: Path) -> str | None:
     # crashed writer left torn, which the append closes); not when it holds other text.
     text = False
     for _, raw in read_lines(path):
-        assert isinstance(raw, bytes)
+        if isinstance(raw, int):  # over the line limit: text, read no further
+            text = True
+            continue
         line = raw.strip()
         if line.startswith(b"{"):
             return None

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ..core.io import read_bytes
+from ..core.io import max_line_bytes, read_bytes
 from ..core.jsonl import InputProblem, first_named, opens_json_document
+from ..core.text import byte_size
 from ..records.journal import foreign_to_journal, read_journal
 from ..records.schema import InvalidRecord, validate_record
 from .summary import SUMMARY_KIND, InvalidSummary, read_summary
@@ -65,8 +66,14 @@ def _other_rubric(path: Path, where: str, version: str, digest: object, rubric_s
 
 
 def _from_summary(path: Path, rubric_version: str, rubric_sha256: str) -> Baseline:
+    limit = max_line_bytes()
+    raw = read_bytes(path, limit + 1)  # a summary is small: never more than the line limit is held
+    if len(raw) > limit:
+        raise BaselineError(
+            f"{path}: is over {byte_size(limit)}, more than a summary holds (--session-eval-max-line-bytes)"
+        )
     try:
-        summary = read_summary(read_bytes(path))
+        summary = read_summary(raw)
     except InvalidSummary as exc:
         raise BaselineError(f"{path}: is no {SUMMARY_KIND} (--session-eval-summary writes one): {exc}") from None
     if summary.rubric_version != rubric_version or summary.rubric_sha256 != rubric_sha256:

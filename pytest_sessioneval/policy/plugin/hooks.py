@@ -51,6 +51,7 @@ from ..review import (
     review_envelope_set,
     review_golden_set,
 )
+from ..source import MAX_LINE_BYTES
 from .nodes import PolicyCheckItem, PolicyDataFile
 from .options import OPTIONS, add_options, get_option, on_command_line
 from .summary import PolicyTally
@@ -141,8 +142,9 @@ def _refuse_other_data(flag: str, path: Path, key: str) -> None:
     golden set, a manifest). A file that is merely broken is checked as given: each of
     its faults is an item."""
     try:
-        document = opens_json_document(path)
-        named = None if document else first_named(path, tuple(_DATA_KINDS))
+        # Told within the policy data's own line limit: a longer line is never read whole.
+        document = opens_json_document(path, MAX_LINE_BYTES)
+        named = None if document else first_named(path, tuple(_DATA_KINDS), MAX_LINE_BYTES)
     except OSError:
         return  # reading it for the checks says why
     if document:
