@@ -33,7 +33,7 @@ from ..report.gates import (
     requirement_text,
 )
 from ..report.html import first_text, is_html_page
-from ..report.output import replace_file
+from ..report.output import append_to_file, replace_file
 from ..report.summary import (
     EvalSummary,
     RegressionResult,
@@ -361,10 +361,7 @@ class Gates:
             path = settings.markdown_path
             try:
                 # Appended (a CI step summary holds what earlier steps wrote), and written whole.
-                before = path.read_bytes() if path.exists() else b""
-                if before:
-                    before += b"\n" if before.endswith(b"\n") else b"\n\n"  # a blank line between
-                replace_file(path, before + summary_markdown(summary).encode())
+                append_to_file(path, summary_markdown(summary).encode())
             except OSError as exc:
                 messages.append(f"ERROR: cannot write the Markdown summary {path}: {exc.strerror or exc}")
             else:

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["replace_file"]
+__all__ = ["append_to_file", "replace_file"]
+
+_BLOCK = 1 << 20  # an existing file is copied this many bytes at a time
 
 
 def replace_file(path: Path, data: bytes) -> None:
@@ -26,6 +30,45 @@ def replace_file(path: Path, data: bytes) -> None:
     written, synced or renamed (a full disk, a directory that takes no file); the temporary
     file is removed then, and ``path`` is as it was.
     """
+    _write_whole(path, lambda stream: stream.write(data))
+
+
+def append_to_file(path: Path, data: bytes) -> None:
+    """Add ``data`` to the end of ``path`` (a new file when there is none), after a blank
+    line when the file holds text, as ``replace_file`` writes: whole or not at all. The
+    old content is copied a block at a time, never held whole. Raises ``OSError``."""
+
+    def write(stream: _Descriptor) -> None:
+        try:
+            old = open(path, "rb")  # noqa: SIM115  closed below
+        except FileNotFoundError:
+            stream.write(data)
+            return
+        with old:
+            shutil.copyfileobj(old, stream, _BLOCK)
+            size = old.tell()
+            if size:
+                old.seek(max(0, size - 1))
+                stream.write(b"\n" if old.read(1) == b"\n" else b"\n\n")
+        stream.write(data)
+
+    _write_whole(path, write)
+
+
+class _Descriptor:
+    """A file descriptor written with ``os.write`` until every byte is taken."""
+
+    def __init__(self, descriptor: int) -> None:
+        self._descriptor = descriptor
+
+    def write(self, data: bytes) -> int:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._descriptor, view) :]
+        return len(data)
+
+
+def _write_whole(path: Path, write: Callable[[_Descriptor], object]) -> None:
     target = Path(os.path.realpath(path))
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -35,9 +78,7 @@ def replace_file(path: Path, data: bytes) -> None:
     descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(descriptor, view) :]
+            write(_Descriptor(descriptor))
             os.fsync(descriptor)
         finally:
             os.close(descriptor)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import random
+import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from pytest_sessioneval.core.io import (
 )
 from pytest_sessioneval.core.text import byte_size
 from pytest_sessioneval.records import read_journal
+from pytest_sessioneval.report.output import append_to_file
 
 
 @pytest.fixture
@@ -171,3 +173,30 @@ def test_a_journal_line_over_the_limit_is_a_bad_line(tmp_path: Path, limit: int)
     problems: list = []
     assert read_journal(journal, problems) == []
     assert [(p.line, p.message.split(",")[0]) for p in problems] == [(2, "line is 2000 bytes")]
+
+
+def test_a_markdown_summary_is_appended_without_reading_the_file_whole(tmp_path: Path) -> None:
+    path = tmp_path / "summary.md"
+    path.write_bytes(b"# earlier\n" + b"x" * (24 << 20))
+    tracemalloc.start()
+    try:
+        append_to_file(path, b"# now\n")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 << 20
+    with path.open("rb") as stream:
+        assert stream.read(10) == b"# earlier\n"
+        stream.seek(-9, 2)
+        assert stream.read() == b"x\n\n# now\n"
+
+
+@pytest.mark.parametrize(
+    ("before", "after"), [(None, b"new"), (b"", b"new"), (b"a\n", b"a\n\nnew"), (b"a", b"a\n\nnew")]
+)
+def test_an_append_starts_after_a_blank_line(tmp_path: Path, before: bytes | None, after: bytes) -> None:
+    path = tmp_path / "summary.md"
+    if before is not None:
+        path.write_bytes(before)
+    append_to_file(path, b"new")
+    assert path.read_bytes() == after
