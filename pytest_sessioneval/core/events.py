@@ -30,6 +30,7 @@ from .jsonl import (
     InputProblem,
     UnreadableTimestamps,
     decode_object,
+    encoding_problem,
     iter_lines,
     iter_objects,
     over_the_limit,
@@ -361,6 +362,9 @@ def _scan(path: Path, problems: list[InputProblem], collector: _Collector) -> bo
     decode_error = orjson.JSONDecodeError
     source = str(path)
     max_line = max_line_bytes()
+    if (encoded := encoding_problem(path)) is not None:
+        problems.append(InputProblem(source, 1, encoded))
+        return False
     found = False
     line_base = 1  # number of the first line of the block
     for block in read_blocks(path, _CHUNK, max_line):

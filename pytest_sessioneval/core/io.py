@@ -33,6 +33,7 @@ __all__ = [
     "BROKEN_LINK",
     "COMPRESSED_SUFFIX",
     "DEFAULT_MAX_LINE_BYTES",
+    "byte_order_mark",
     "find_below",
     "find_beside",
     "is_named",
@@ -73,6 +74,23 @@ def set_max_line_bytes(limit: int) -> Token[int]:
 def reset_max_line_bytes(token: Token[int]) -> None:
     """Restore the line limit that ``set_max_line_bytes`` replaced."""
     _MAX_LINE.reset(token)
+
+
+# Byte order marks of the encodings JSON Lines is not in, the longer first (UTF-32 LE
+# starts like UTF-16 LE).
+_OTHER_BOMS: Final = (
+    (b"\xff\xfe\x00\x00", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"),
+    (b"\xfe\xff", "UTF-16"),
+)
+
+
+def byte_order_mark(path: Path) -> str | None:
+    """``"UTF-16"`` or ``"UTF-32"`` when the file (decompressed) starts with that
+    encoding's byte order mark (either byte order), else ``None``. Raises ``OSError``."""
+    head = read_bytes(path, 4)
+    return next((name for mark, name in _OTHER_BOMS if head.startswith(mark)), None)
 
 
 def spellings(name: str) -> tuple[str, str]:

@@ -12,7 +12,7 @@ from typing import Any, Final, NamedTuple
 
 import orjson
 
-from .io import max_line_bytes, read_lines
+from .io import byte_order_mark, max_line_bytes, read_lines
 from .text import NAMED_PROBLEMS, byte_size, show
 from .values import is_blank
 
@@ -21,6 +21,7 @@ __all__ = [
     "InputProblem",
     "UnreadableTimestamps",
     "decode_object",
+    "encoding_problem",
     "first_named",
     "iter_objects",
     "opens_json_document",
@@ -79,6 +80,15 @@ def timestamp_problem(name: str, value: object) -> str:
 def over_the_limit(size: int, limit: int) -> str:
     """Why a line longer than the line limit is not read."""
     return f"line is {size} bytes, over the {byte_size(limit)} limit (--session-eval-max-line-bytes); line skipped"
+
+
+def encoding_problem(path: Path) -> str | None:
+    """Why a file in another encoding than UTF-8 (told by its byte order mark) is not read, said
+    once for the whole file; ``None`` for any other. Raises ``OSError``."""
+    encoding = byte_order_mark(path)
+    if encoding is None:
+        return None
+    return f"file is {encoding} (it starts with a {encoding} byte-order mark): save the file as UTF-8; file skipped"
 
 
 class InputWarning(UserWarning):
@@ -324,8 +334,12 @@ def iter_lines(
 ) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
     """Like ``iter_objects``, with each line's bytes (``decode_object`` of them gives the object).
 
-    A line over the line limit is a problem, never held whole (``read_lines``).
+    A file in UTF-16 or UTF-32 is one problem (at line 1), not one per line, and a line
+    over the line limit is a problem, never held whole (``read_lines``).
     """
+    if (encoded := encoding_problem(path)) is not None:
+        problems.append(InputProblem(str(path), 1, encoded))
+        return
     loads, decode_error = orjson.loads, orjson.JSONDecodeError
     for number, raw in read_lines(path, max_line):
         if type(raw) is not bytes:

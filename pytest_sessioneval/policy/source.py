@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from ..core.io import read_bytes, read_lines
+from ..core.io import byte_order_mark, read_bytes, read_lines
 
 __all__ = [
     "MAX_DOCUMENT_BYTES",
@@ -249,12 +249,24 @@ def _record(raw: bytes, line: int) -> SourceLine | LineFault:
     return SourceLine(line, document.value)
 
 
+def _encoding_fault(path: Path) -> str | None:
+    """Why a file in UTF-16 or UTF-32 (told by its byte order mark) is not read: one fault for
+    the file, at its first line, rather than one per line."""
+    encoding = byte_order_mark(path)
+    if encoding is None:
+        return None
+    return f"starts a file in {encoding} (it starts with a {encoding} byte-order mark): save the file as UTF-8"
+
+
 def read_jsonl(path: Path) -> list[SourceLine | LineFault]:
     """Every line of a JSON Lines file, as a record or a fault, in file order.
 
     Raises ``OSError`` if the file cannot be opened; the caller turns that into
     a usage error before collection.
     """
+    encoded = _encoding_fault(path)
+    if encoded is not None:
+        return [LineFault(1, "utf-8", encoded, unread=True)]
     entries: list[SourceLine | LineFault] = []
     for number, raw in read_lines(path, MAX_LINE_BYTES, skip_bom=True):
         if isinstance(raw, int):
@@ -277,6 +289,9 @@ def read_json_document(path: Path) -> Document:
     Raises :class:`DocumentFault` for an unusable document, ``OSError`` if the
     file cannot be read.
     """
+    encoded = _encoding_fault(path)
+    if encoded is not None:
+        raise DocumentFault(1, "utf-8", encoded)
     raw = read_bytes(path, MAX_DOCUMENT_BYTES + 1)
     if len(raw) > MAX_DOCUMENT_BYTES:
         raise DocumentFault(

@@ -1,4 +1,4 @@
-"""No line is read whole past the line limit:
+"""No line is read whole past the line limit, and a file in UTF-16 or UTF-32 is said once:
 every input goes through core.io's bounded reading (``read_lines``, ``read_blocks``)."""
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from pytest_sessioneval.core.io import (
     set_max_line_bytes,
 )
 from pytest_sessioneval.core.text import byte_size
+from pytest_sessioneval.policy.source import read_jsonl
 from pytest_sessioneval.records import read_journal
 from pytest_sessioneval.report.output import append_to_file
 
@@ -200,3 +201,53 @@ def test_an_append_starts_after_a_blank_line(tmp_path: Path, before: bytes | Non
         path.write_bytes(before)
     append_to_file(path, b"new")
     assert path.read_bytes() == after
+
+
+ENCODINGS = [("utf-16-le", "UTF-16"), ("utf-16-be", "UTF-16"), ("utf-32-le", "UTF-32"), ("utf-32-be", "UTF-32")]
+
+
+def _encoded(path: Path, encoding: str) -> Path:
+    path.write_bytes("\ufeff".encode(encoding) + path.read_text(encoding="utf-8").encode(encoding))
+    return path
+
+
+@pytest.mark.parametrize(("encoding", "name"), ENCODINGS)
+def test_a_sessions_file_in_utf16_or_utf32_is_said_once(tmp_path: Path, encoding: str, name: str) -> None:
+    sessions = _encoded(write_jsonl(tmp_path / "sessions.jsonl", [session("a"), session("b")]), encoding)
+    result = evaluate(sessions, None)
+    assert not result.entries
+    assert [str(problem) for problem in result.problems] == [
+        f"{sessions}:1: file is {name} (it starts with a {name} byte-order mark): save the file as UTF-8; file skipped"
+    ]
+
+
+@pytest.mark.parametrize("every_line", [True, False], ids=["every-line", "fast"])
+@pytest.mark.parametrize(("encoding", "name"), ENCODINGS)
+def test_an_events_file_in_utf16_or_utf32_is_said_once_and_holds_no_readable_event(
+    tmp_path: Path, encoding: str, name: str, every_line: bool
+) -> None:
+    sessions = write_jsonl(tmp_path / "sessions.jsonl", [session("a", total_files_changed=1, waves=[1])])
+    events = _encoded(
+        write_jsonl(tmp_path / "events.jsonl", [gate("2026-07-20T09:30:00Z", 0, "full-gate")] * 3), encoding
+    )
+    result = evaluate(sessions, events, check_every_event_line=every_line)
+    assert [(problem.line, problem.message.split(" (")[0]) for problem in result.problems] == [(1, f"file is {name}")]
+    [scored] = result.scored
+    for dimension in ("verification-evidence", "gate-health", "process-safety"):
+        verdict = scored.dimension(dimension)
+        assert (verdict.status, verdict.cause) == ("cannot-determine", "no-events")
+    assert "no readable event" in scored.dimension("process-safety").evidence
+
+
+def test_a_journal_in_utf16_is_said_once(tmp_path: Path) -> None:
+    journal = _encoded(write_jsonl(tmp_path / "eval.jsonl", [{"record_kind": "session-eval"}] * 3), "utf-16-le")
+    problems: list = []
+    assert read_journal(journal, problems) == []
+    assert [(p.line, p.message.split(" (")[0]) for p in problems] == [(1, "file is UTF-16")]
+
+
+def test_policy_data_in_utf16_is_one_fault(tmp_path: Path) -> None:
+    data = _encoded(write_jsonl(tmp_path / "envelopes.jsonl", [{"a": 1}] * 3), "utf-16-be")
+    [fault] = read_jsonl(data)
+    assert (fault.line, fault.check) == (1, "utf-8")
+    assert fault.message.startswith("starts a file in UTF-16 (it starts with a UTF-16 byte-order mark)")
