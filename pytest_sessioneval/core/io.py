@@ -42,6 +42,7 @@ __all__ = [
     "read_blocks",
     "read_bytes",
     "read_lines",
+    "reset_max_line_bytes",
     "set_max_line_bytes",
     "spellings",
     "stat_kind",
