@@ -170,8 +170,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "--session-eval-max-line-bytes",
         "session_eval_max_line_bytes",
-        "the longest line read from any input (default: 64MiB); a longer line is reported and skipped, "
-        "never held in memory: bytes, or with a KiB, MiB or GiB suffix",
+        "the longest line read from sessions, events, journals and baselines (default: 64MiB), in bytes or "
+        "with a KiB, MiB or GiB suffix; a longer line is reported and skipped, never held in memory",
         "string",
         "SIZE",
     ),
