@@ -121,6 +121,7 @@ def _record_lines(pytester: pytest.Pytester) -> list[bytes]:
 def test_verify_of_a_journal_growing_under_the_workers_is_consistent(pytester: pytest.Pytester, metrics: Path) -> None:
     lines = _record_lines(pytester)
     (pytester.path / "eval.jsonl").write_bytes(lines[0])
+    (pytester.path / "eval.jsonl.seal").unlink()  # (it seals both records: this journal is written by hand)
     change = APPEND.format(line=lines[1])  # a record appended meanwhile, as an orchestrator does
     pytester.makeconftest(CHANGE_ON_GW1.format(target="eval.jsonl", change=change))
     result = pytester.runpytest("--session-eval", "metrics", "--session-eval-verify", "eval.jsonl", "-n", "2", "-v")
