@@ -9,7 +9,8 @@ read, with ``InputChanged``.
 
 A journal is measured under a shared ``flock`` (an append holds an exclusive one), waited
 for at most a few seconds, and only up to its last newline: a record still being written
-is never read half.
+is never read half. A file kept with a journal and written under its lock (its seal) is
+measured with it in one go (``measure_with``), so the two prefixes agree.
 
 Pure: reading only.
 """
@@ -20,6 +21,7 @@ import errno
 import hashlib
 import io
 import os
+import stat
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -36,6 +38,7 @@ __all__ = [
     "hold",
     "key",
     "measure",
+    "measure_with",
     "open_prefix",
     "unheld",
 ]
@@ -46,23 +49,29 @@ _BLOCK: Final = 1 << 20
 LOCK_TIMEOUT: Final = 5.0
 
 
+_EMPTY: Final = hashlib.sha256(b"").hexdigest()
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """A prefix of a file: its ``length`` in bytes and the ``sha256`` (hex) of those bytes.
-    ``left_out``: the bytes after the last newline a journal's measure left out."""
+    ``left_out``: the bytes after the last newline a journal's measure left out. ``kind``:
+    what was at the path, as ``core.io.stat_kind`` names it (``None``: nothing); a snapshot
+    of anything but a ``"file"`` holds no bytes."""
 
     length: int
     sha256: str
     left_out: int = 0
+    kind: str | None = "file"
 
     def to_wire(self) -> list[Any]:
         """As plain values (what a pytest-xdist worker is sent)."""
-        return [self.length, self.sha256, self.left_out]
+        return [self.length, self.sha256, self.left_out, self.kind]
 
     @classmethod
     def from_wire(cls, value: Any) -> Snapshot:
-        length, sha256, left_out = value
-        return cls(int(length), str(sha256), int(left_out))
+        length, sha256, left_out, kind = value
+        return cls(int(length), str(sha256), int(left_out), None if kind is None else str(kind))
 
 
 class InputChanged(OSError):
@@ -81,26 +90,77 @@ def measure(path: Path, *, whole_lines: bool = False, lock_timeout: float | None
     """The file's snapshot: all of it, or with ``whole_lines`` up to its last newline (a gzip
     file is taken whole). ``lock_timeout``: first wait that long at most for a shared
     ``flock`` (where the platform has one). Raises ``OSError`` when it cannot be read."""
-    with open(path, "rb", buffering=0) as stream:
+    with _open(path) as stream:
         if lock_timeout is not None:
             _lock_shared(stream.fileno(), lock_timeout)  # released as the file closes
-        digest = hashlib.sha256()
-        at_newline = digest.copy()  # the digest up to the last newline read
-        length = lines_end = 0
-        first = True
-        while block := stream.read(_BLOCK):
-            if first:
-                whole_lines = whole_lines and not block.startswith(_GZIP_MAGIC)
-                first = False
-            if whole_lines:
-                newline = block.rfind(b"\n") + 1
-                if newline:
-                    digest.update(block[:newline])
-                    at_newline, lines_end = digest.copy(), length + newline
-                    block = block[newline:]
-                    length += newline
-            digest.update(block)
-            length += len(block)
+        return _measure(stream, whole_lines)
+
+
+def measure_with(path: Path, companion: Path, *, lock_timeout: float) -> tuple[Snapshot, Snapshot | None]:
+    """A journal and the file kept with it (its seal, written under the journal's lock after
+    the journal's records), each up to its last newline, in one go under the journal's shared
+    lock (waited for at most ``lock_timeout`` seconds): no append lies between the two. The
+    companion is measured first, so that without the lock too every line of it that is
+    measured follows records that are. A companion that is no file gets a snapshot of its
+    ``kind`` (a FIFO is never read); one that cannot be measured, ``None`` (reading it says
+    why). Raises ``OSError`` when the journal cannot be read."""
+    with _open(path) as stream:
+        _lock_shared(stream.fileno(), lock_timeout)  # released as the file closes
+        beside = _measure_companion(companion)
+        return _measure(stream, whole_lines=True), beside
+
+
+def _measure_companion(path: Path) -> Snapshot | None:
+    from .io import stat_kind  # (core.io reads through this module)
+
+    try:
+        kind = stat_kind(path)
+        if kind != "file":
+            return Snapshot(0, _EMPTY, kind=kind)
+        with _open(path) as stream:
+            return _measure(stream, whole_lines=True)
+    except _NotAFile:  # replaced since it was looked at
+        return Snapshot(0, _EMPTY, kind="other")
+    except (OSError, ValueError):
+        return None
+
+
+class _NotAFile(OSError):
+    pass
+
+
+def _open(path: Path) -> io.FileIO:
+    """``path`` opened to read, never waiting (a FIFO is refused, not opened for good)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _NotAFile(errno.EINVAL, "not a file", str(path))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return io.FileIO(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _measure(stream: io.FileIO, whole_lines: bool) -> Snapshot:
+    digest = hashlib.sha256()
+    at_newline = digest.copy()  # the digest up to the last newline read
+    length = lines_end = 0
+    first = True
+    while block := stream.read(_BLOCK):
+        if first:
+            whole_lines = whole_lines and not block.startswith(_GZIP_MAGIC)
+            first = False
+        if whole_lines:
+            newline = block.rfind(b"\n") + 1
+            if newline:
+                digest.update(block[:newline])
+                at_newline, lines_end = digest.copy(), length + newline
+                block = block[newline:]
+                length += newline
+        digest.update(block)
+        length += len(block)
     if whole_lines:
         return Snapshot(lines_end, at_newline.hexdigest(), length - lines_end)
     return Snapshot(length, digest.hexdigest())
@@ -156,6 +216,8 @@ def open_prefix(path: Path, snapshot: Snapshot, *, buffered: bool = True) -> io.
     """``path`` opened to read its first ``snapshot.length`` bytes and no more. Raises
     ``InputChanged`` when the file is shorter than that, and as the last of them is read when
     they are not the bytes of the snapshot."""
+    if snapshot.kind != "file":
+        raise InputChanged(path, "it was no file when the run began: it is never read")
     raw = HeldPrefix(path, snapshot)
     return io.BufferedReader(raw, _BLOCK // 16) if buffered else raw
 
@@ -167,7 +229,10 @@ class HeldPrefix(io.RawIOBase):
         super().__init__()
         self._path = path
         self._snapshot = snapshot
-        self._file = open(path, "rb", buffering=0)  # noqa: SIM115 - closed with this stream
+        try:
+            self._file = _open(path)  # (closed with this stream)
+        except _NotAFile:  # a FIFO put in its place would make the read wait for good
+            raise InputChanged(path, "it is no longer a file: it was replaced while the run read it") from None
         size = os.fstat(self._file.fileno()).st_size
         if size < snapshot.length:
             self._file.close()

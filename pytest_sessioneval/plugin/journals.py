@@ -13,6 +13,7 @@ from ..core.io import read_bytes, stat_kind
 from ..core.jsonl import InputProblem
 from ..core.rubric import Rubric
 from ..core.sessions import eligibility
+from ..core.snapshot import InputChanged, held
 from ..records.build import recorded_platform
 from ..records.journal import read_journal
 from ..records.seal import SealReport, check_seal, seal_path
@@ -99,10 +100,13 @@ class StoredJournal:
 
 def _read_seal(path: Path) -> tuple[SealReport | None, str | None]:
     """The journal checked against its seal; or no seal; or why the seal cannot be read. A
-    FIFO or a directory at the seal's path is never opened (reading a FIFO would wait)."""
+    FIFO or a directory at the seal's path is never opened (reading a FIFO would wait). A
+    seal fixed with its journal (``core.snapshot.measure_with``) is read as it was then, up
+    to its last newline: what was at its path, and a torn last line, as measured."""
     sealing = seal_path(path)
+    fixed = held(sealing)
     try:
-        kind = stat_kind(sealing)
+        kind = stat_kind(sealing) if fixed is None else fixed.kind
     except (OSError, ValueError) as exc:
         return None, f"{sealing}: cannot be looked at ({exc})"
     if kind is None:
@@ -112,9 +116,11 @@ def _read_seal(path: Path) -> tuple[SealReport | None, str | None]:
     try:
         seal = read_bytes(sealing)
         data = read_bytes(path)
+    except InputChanged:  # refused as any input that changed while the run read it
+        raise
     except OSError as exc:
         return None, f"{exc.filename or sealing}: cannot be read ({exc.strerror or exc})"
-    return check_seal(data, seal), None
+    return check_seal(data, seal, torn=fixed.left_out if fixed is not None else 0), None
 
 
 def _result(entry: SessionEvaluation) -> tuple[object, ...]:

@@ -121,12 +121,12 @@ class SessionEvalRun:
         settings = self.settings
         files = [path for pair in settings.sources.items() for path in pair if path is not None]
         journals = list(settings.report_journals)
-        if settings.verify_path is not None:
-            journals.append(settings.verify_path)
+        # A journal re-verified is fixed with its seal: every process checks the same runs.
+        sealed = [settings.verify_path] if settings.verify_path is not None else []
         baseline = settings.baseline_path
         if baseline is not None:  # a journal, or a summary (taken whole: it may end without a newline)
             (journals if is_journal(baseline) else files).append(baseline)
-        for path, snapshot in fix_inputs(config, files, journals).items():
+        for path, snapshot in fix_inputs(config, files, journals, sealed).items():
             if snapshot.left_out:
                 self.messages.append(
                     f"{located(config, path)}: its last line has no newline yet (a record being written?): the "

@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from ..core.io import stat_kind
-from ..core.snapshot import LOCK_TIMEOUT, InputChanged, Snapshot, hold, key, measure
+from ..core.snapshot import LOCK_TIMEOUT, InputChanged, Snapshot, hold, key, measure, measure_with
+from ..records.seal import seal_path
 from .xdist import from_controller, is_worker
 
 __all__ = ["InputSnapshots", "RefusedInput", "fix_inputs", "refused", "snapshots"]
@@ -56,25 +57,38 @@ def snapshots(config: pytest.Config) -> InputSnapshots:
     return made
 
 
-def fix_inputs(config: pytest.Config, files: Iterable[Path], journals: Iterable[Path] = ()) -> dict[Path, Snapshot]:
+def fix_inputs(
+    config: pytest.Config, files: Iterable[Path], journals: Iterable[Path] = (), sealed: Iterable[Path] = ()
+) -> dict[Path, Snapshot]:
     """Fix each file not yet fixed, on the controller; ``journals`` are measured under a shared
-    lock, up to their last newline. A worker measures nothing: it holds what the controller
-    fixed. Only a regular file is fixed; one that cannot be measured is left unheld (reading
-    it says why).
-    Returns the snapshots fixed now."""
+    lock, up to their last newline, and ``sealed`` ones together with their seal (see
+    ``core.snapshot.measure_with``: a seal line is read only with the records it seals). A
+    worker measures nothing: it holds what the controller fixed. Only a regular file is fixed;
+    one that cannot be measured is left unheld (reading it says why).
+    Returns the snapshots of the files given fixed now (a seal's is held, not returned)."""
     held = snapshots(config)
     now: dict[Path, Snapshot] = {}
     if is_worker(config):
         return now
-    wanted = [(path, False) for path in files] + [(path, True) for path in journals]
-    for path, whole_lines in wanted:
+    sealed = list(sealed)
+    with_seal = {key(path) for path in sealed}  # (a journal given twice is fixed with its seal)
+    wanted = [(path, False, False) for path in files]
+    wanted += [(path, True, False) for path in journals if key(path) not in with_seal]
+    wanted += [(path, True, True) for path in sealed]
+    for path, whole_lines, its_seal in wanted:
         name = key(path)
         if name in held.fixed:
             continue
+        seal = seal_path(path) if its_seal else None
         try:
             if stat_kind(path) != "file":  # (a FIFO would block; nothing to fix for anything else)
                 continue
-            snapshot = measure(path, whole_lines=whole_lines, lock_timeout=LOCK_TIMEOUT if whole_lines else None)
+            if seal is not None:
+                snapshot, beside = measure_with(path, seal, lock_timeout=LOCK_TIMEOUT)
+                if beside is not None:
+                    held.fixed[key(seal)] = beside
+            else:
+                snapshot = measure(path, whole_lines=whole_lines, lock_timeout=LOCK_TIMEOUT if whole_lines else None)
         except (OSError, ValueError):
             continue
         held.fixed[name] = now[path] = snapshot

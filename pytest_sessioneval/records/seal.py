@@ -43,6 +43,8 @@ GENESIS: Final = "0" * 64
 #: The seal of ``eval.jsonl`` is ``eval.jsonl.seal``.
 SEAL_SUFFIX: Final = ".seal"
 _VERSION: Final = 1
+#: Why a last seal line without a newline is no seal line.
+TORN: Final = "it is torn (no newline ends it: a crash cut its write; the next append removes it)"
 _HEX: Final = frozenset("0123456789abcdef")
 
 
@@ -137,7 +139,7 @@ def _split(data: bytes) -> list[int]:
 def _parse(number: int, raw: bytes) -> _Seal | str:
     """A seal line read, or why it is none."""
     if not raw.endswith(b"\n"):
-        return "it is torn (no newline ends it: a crash cut its write; the next append removes it)"
+        return TORN
     try:
         value = json.loads(raw)
     except (ValueError, RecursionError) as exc:
@@ -227,11 +229,17 @@ class _Journal:
         return None
 
 
-def check_seal(journal: bytes, seal: bytes) -> SealReport:
-    """Check ``journal`` (its bytes) against its ``seal`` (the seal file's bytes)."""
+def check_seal(journal: bytes, seal: bytes, *, torn: int = 0) -> SealReport:
+    """Check ``journal`` (its bytes) against its ``seal`` (the seal file's bytes). ``torn``:
+    how many bytes after the last newline of ``seal`` were left out of it (a last line
+    without a newline, which is torn as one read whole is)."""
     text = _Journal(journal)
     raws = [seal[start:end] for start, end in _pairs(_split(seal), len(seal))]
-    parsed = [_parse(number, raw) for number, raw in enumerate(raws, 1)]
+    parsed: list[_Seal | str] = [_parse(number, raw) for number, raw in enumerate(raws, 1)]
+    chained = list(raws)  # the lines of the chain: a torn line left out is none
+    if torn and (not raws or raws[-1].endswith(b"\n")):
+        raws.append(b"")  # (its bytes are not read: nothing chains from it)
+        parsed.append(TORN)
     problems: dict[int, list[str]] = {number: [] for number in range(1, len(raws) + 1)}
     # The chain: each line names the digest of the one before.
     for number, entry in enumerate(parsed, 1):
@@ -348,7 +356,7 @@ def check_seal(journal: bytes, seal: bytes) -> SealReport:
         tuple(runs),
         tuple(unsealed),
         copies,
-        head=line_digest(raws[-1]) if raws else None,
+        head=line_digest(chained[-1]) if chained else None,
     )
 
 

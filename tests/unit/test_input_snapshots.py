@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import os
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from pytest_sessioneval.core import io as io_module
+from pytest_sessioneval.core import snapshot as snapshot_module
 from pytest_sessioneval.core.io import read_bytes, read_lines
-from pytest_sessioneval.core.snapshot import InputChanged, Snapshot, hold, key, measure
+from pytest_sessioneval.core.snapshot import InputChanged, Snapshot, hold, key, measure, measure_with
 
 fcntl = pytest.importorskip("fcntl")
 
@@ -122,3 +126,84 @@ def test_a_journal_locked_too_long_is_measured_up_to_its_last_newline(tmp_path: 
         fcntl.flock(stream.fileno(), fcntl.LOCK_EX)
         assert measure(path, whole_lines=True, lock_timeout=0.05) == measure(path, whole_lines=True)
     assert measure(path, whole_lines=True).length == len(b'{"a": 1}\n')
+
+
+def test_a_journal_and_its_seal_are_measured_in_one_go_under_the_lock(tmp_path: Path) -> None:
+    path, seal = tmp_path / "eval.jsonl", tmp_path / "eval.jsonl.seal"
+    path.write_bytes(b'{"a": 1}\n')
+    seal.write_bytes(b'{"seal": 1}\n')
+    locked = threading.Event()
+
+    def append() -> None:  # a run's records, then its seal line, under the journal's lock
+        with path.open("ab") as stream:
+            fcntl.flock(stream.fileno(), fcntl.LOCK_EX)
+            locked.set()
+            stream.write(b'{"b": 2}\n')
+            stream.flush()
+            time.sleep(0.2)
+            with seal.open("ab") as sealing:
+                sealing.write(b'{"seal": 2}\n')
+
+    writer = threading.Thread(target=append)
+    writer.start()
+    locked.wait()
+    snapshot, beside = measure_with(path, seal, lock_timeout=5)
+    writer.join()
+    assert snapshot == measure(path, whole_lines=True) and beside == measure(seal, whole_lines=True)
+    assert beside is not None and beside.length == len(b'{"seal": 1}\n{"seal": 2}\n')
+
+
+def test_a_seal_measured_without_the_lock_is_measured_before_its_journal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With the lock not had, the seal comes first: a seal line measured follows its records.
+    path, seal = tmp_path / "eval.jsonl", tmp_path / "eval.jsonl.seal"
+    path.write_bytes(b'{"a": 1}\n')
+    seal.write_bytes(b'{"seal": 1}\n{"seal": 2, "torn')
+    real = snapshot_module._measure
+    measured_before: list[Snapshot] = []
+
+    def measured(stream: Any, whole_lines: bool) -> Snapshot:
+        taken = real(stream, whole_lines)
+        if not measured_before:  # the seal measured: an append's records land now (its seal line next)
+            with path.open("ab") as journal:
+                journal.write(b'{"b": 2}\n')
+        measured_before.append(taken)
+        return taken
+
+    monkeypatch.setattr(snapshot_module, "_measure", measured)
+    with path.open("ab") as stream:
+        fcntl.flock(stream.fileno(), fcntl.LOCK_EX)
+        snapshot, beside = measure_with(path, seal, lock_timeout=0.05)
+    assert beside == Snapshot(
+        len(b'{"seal": 1}\n'), hashlib.sha256(b'{"seal": 1}\n').hexdigest(), len(b'{"seal": 2, "torn')
+    )
+    assert snapshot.length == len(b'{"a": 1}\n{"b": 2}\n')
+
+
+@pytest.mark.parametrize("what", ["nothing", "fifo", "directory", "fifo-in-the-place-of-a-file"])
+def test_a_seal_that_is_no_file_is_held_as_what_it_is_and_never_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, what: str
+) -> None:
+    path, seal = tmp_path / "eval.jsonl", tmp_path / "eval.jsonl.seal"
+    path.write_bytes(b'{"a": 1}\n')
+    if what.startswith("fifo"):
+        os.mkfifo(seal)
+    elif what == "directory":
+        seal.mkdir()
+    if what == "fifo-in-the-place-of-a-file":  # it was a file when looked at, a FIFO when opened
+        monkeypatch.setattr(io_module, "stat_kind", lambda _: "file")
+    _, beside = measure_with(path, seal, lock_timeout=1)  # (opening a FIFO would wait for good)
+    kind = {"nothing": None, "fifo": "other", "directory": "dir", "fifo-in-the-place-of-a-file": "other"}[what]
+    assert beside == Snapshot(0, hashlib.sha256(b"").hexdigest(), 0, kind)
+    assert Snapshot.from_wire(beside.to_wire()) == beside
+
+
+def test_a_held_file_replaced_by_a_fifo_is_refused_not_waited_on(tmp_path: Path, holding: dict[str, Snapshot]) -> None:
+    path = tmp_path / "eval.jsonl.seal"
+    path.write_bytes(b"one\n")
+    holding[key(path)] = measure(path)
+    path.unlink()
+    os.mkfifo(path)
+    with pytest.raises(InputChanged, match="it is no longer a file"):
+        read_bytes(path)

@@ -335,6 +335,19 @@ def test_an_altered_seal_line_fails(sealed: tuple[list[bytes], bytes]) -> None:
     assert list(torn) == [3] and "it is torn" in torn[3]
 
 
+def test_a_torn_last_seal_line_left_out_of_what_is_read_fails_as_one_read_whole(
+    sealed: tuple[list[bytes], bytes],
+) -> None:
+    # A seal fixed up to its last newline: its torn last line is not read, only counted.
+    lines, seal = sealed
+    kept = _seal_lines(seal)
+    whole = _check(lines, b"".join(kept)[:-5])
+    left_out = check_seal(b"".join(lines), b"".join(kept[:2]), torn=len(kept[2]) - 5)
+    assert _problems(left_out) == _problems(whole) and len(left_out.runs) == 3
+    assert left_out.head == line_digest(kept[1])  # the chain goes on from the last whole line
+    assert check_seal(b"".join(lines), b"", torn=9).runs[0].problem == _problems(whole)[3]
+
+
 def test_no_seal_lines_check_nothing(sealed: tuple[list[bytes], bytes]) -> None:
     lines, _ = sealed
     report = _check(lines, b"")
