@@ -161,3 +161,21 @@ def test_verify_under_real_runs_appending_never_fails(pytester: pytest.Pytester,
     final = _verify(pytester, metrics, workers)
     assert final.ret == pytest.ExitCode.OK
     final.stdout.fnmatch_lines([f"re-verification: * {seal_lines} sealed run(s) intact, 0 not"])
+
+
+def test_a_journal_verified_and_given_as_input_under_another_name_is_fixed_with_its_seal(
+    pytester: pytest.Pytester, metrics: Path
+) -> None:
+    _journal_run(pytester, metrics, LATER)
+    (pytester.path / "eval.jsonl").rename(pytester.path / "later.jsonl")
+    (pytester.path / "eval.jsonl.seal").unlink()
+    _journal_run(pytester, metrics, STAMP)
+    (pytester.path / "link.jsonl").symlink_to(pytester.path / "eval.jsonl")
+    pytester.makeconftest(APPEND_ONCE_FIXED)
+    result = pytester.runpytest(
+        *("--session-eval", str(metrics), "--session-eval", "link.jsonl", "--session-eval-verify", "eval.jsonl"),
+        *("-p", "no:xdist"),
+    )
+    assert b"2026-08-02" in (pytester.path / "eval.jsonl.seal").read_bytes()  # appended
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.stdout.fnmatch_lines(["re-verification: *; 1 sealed run(s) intact, 0 not"])
