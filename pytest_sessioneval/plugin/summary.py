@@ -417,9 +417,11 @@ def _seal_lines(config: pytest.Config, run: SessionEvalRun) -> list[str]:
         ]
     lines = []
     if report.head is not None:
+        # (by its line: the seal may have grown since the run fixed it)
         lines.append(
-            f"{seal}: {len(report.runs)} sealed run(s); chain head {report.head} "
-            f"(tail -n 1 {seal} | sha256sum gives it; kept elsewhere, it vouches for every sealed run)"
+            f"{seal}: {len(report.runs)} sealed run(s); chain head {report.head}, of line {report.head_line} "
+            f"(sed -n {report.head_line}p {seal} | sha256sum gives it; kept elsewhere, it vouches for every "
+            "run sealed up to it)"
         )
     if report.unsealed:
         copies = [f"{line} repeats {report.copies[line]}" for line in report.unsealed if line in report.copies]

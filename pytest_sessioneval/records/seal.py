@@ -111,12 +111,14 @@ class RunCheck:
 class SealReport:
     """A journal checked against its seal: one ``RunCheck`` per seal line, the journal lines
     (not blank) that no seal covers, and of those the ones repeating a sealed line
-    (``copies``: unsealed line -> sealed line). ``head``: the digest of the last seal line."""
+    (``copies``: unsealed line -> sealed line). ``head``: the digest of the last seal line
+    read, ``head_line`` (a torn line left out is none)."""
 
     runs: tuple[RunCheck, ...]
     unsealed: tuple[int, ...] = ()
     copies: dict[int, int] = field(default_factory=dict)
     head: str | None = None
+    head_line: int = 0
 
     @property
     def intact(self) -> bool:
@@ -357,6 +359,7 @@ def check_seal(journal: bytes, seal: bytes, *, torn: int = 0) -> SealReport:
         tuple(unsealed),
         copies,
         head=line_digest(chained[-1]) if chained else None,
+        head_line=len(chained),
     )
 
 

@@ -1358,7 +1358,8 @@ def test_each_run_is_sealed_and_verified_by_an_item_and_the_chain_head_is_shown(
             "eval.jsonl::seal-1 PASSED*",
             "eval.jsonl::seal-2 PASSED*",
             "re-verification: * 2 sealed run(s) intact, 0 not",
-            f"eval.jsonl.seal: 2 sealed run(s); chain head {heads[1]} (tail -n 1 eval.jsonl.seal | sha256sum gives it*",
+            f"eval.jsonl.seal: 2 sealed run(s); chain head {heads[1]}, of line 2 "
+            "(sed -n 2p eval.jsonl.seal | sha256sum gives it*",
         ]
     )
 
