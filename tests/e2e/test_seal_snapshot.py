@@ -16,9 +16,10 @@ from builders import MetricsWriter, gate, session
 STAMP = "2026-08-01T00:00:00.000Z"
 LATER = "2026-08-02T00:00:00.000Z"
 
-# Right after the run fixed its inputs, before anything reads them, another run appends a
-# whole sealed run (its records and a seal line, under the journal's lock, as an append does).
-APPEND_ONCE_FIXED = """
+# Right after the run fixed its inputs, before anything reads them, the journal or its seal
+# is changed (by default: another run appends a whole sealed run, its records and a seal
+# line, under the journal's lock, as an append does).
+CHANGE_ONCE_FIXED = """
 import json
 from pathlib import Path
 
@@ -32,8 +33,7 @@ _fix_inputs = run.fix_inputs
 def _fix_then_append(config, *args, **kwargs):
     fixed = _fix_inputs(config, *args, **kwargs)
     if not hasattr(config, "workerinput"):
-        records = [json.loads(line) for line in (HERE / "later.jsonl").read_text().splitlines()]
-        assert append_records(HERE / "eval.jsonl", records).written
+        {change}
     return fixed
 
 
@@ -44,6 +44,10 @@ def pytest_configure(config):
 def pytest_unconfigure(config):
     run.fix_inputs = _fix_inputs
 """
+APPEND_ONCE_FIXED = CHANGE_ONCE_FIXED.format(
+    change="records = [json.loads(line) for line in (HERE / 'later.jsonl').read_text().splitlines()]\n"
+    "        assert append_records(HERE / 'eval.jsonl', records).written"
+)
 
 # Real runs appending to the journal, one after the other, until the deadline given.
 APPENDING_RUNS = """
@@ -183,3 +187,16 @@ def test_a_journal_verified_and_given_as_input_under_another_name_is_fixed_with_
     assert b"2026-08-02" in (pytester.path / "eval.jsonl.seal").read_bytes()  # appended
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.stdout.fnmatch_lines(["re-verification: *; 1 sealed run(s) intact, 0 not"])
+
+
+def test_a_seal_rewritten_after_the_run_began_is_refused_naming_it(
+    pytester: pytest.Pytester, metrics: Path, workers: str
+) -> None:
+    _journal_run(pytester, metrics, STAMP)
+    rewrite = "seal = HERE / 'eval.jsonl.seal'\n        seal.write_bytes(seal.read_bytes().replace(b'2026', b'2025'))"
+    pytester.makeconftest(CHANGE_ONCE_FIXED.format(change=rewrite))
+    result = _verify(pytester, metrics, workers)  # (the controller reads it first, as any input)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["ERROR: --session-eval: cannot read */eval.jsonl.seal: its first * bytes are not those it held when the run*"]
+    )
