@@ -26,7 +26,7 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -101,12 +101,16 @@ def measure_with(path: Path, companion: Path, *, lock_timeout: float) -> tuple[S
     the journal's records), each up to its last newline, in one go under the journal's shared
     lock (waited for at most ``lock_timeout`` seconds): no append lies between the two. The
     companion is measured first, so that without the lock too every line of it that is
-    measured follows records that are. A companion that is no file gets a snapshot of its
-    ``kind`` (a FIFO is never read); one that cannot be measured, ``None`` (reading it says
-    why). Raises ``OSError`` when the journal cannot be read."""
+    measured follows records that are. Its last line without a newline is a line a crash
+    left torn (``left_out``), but without the lock it may be one being written: then it is
+    not counted. A companion that is no file gets a snapshot of its ``kind`` (a FIFO is never
+    read); one that cannot be measured, ``None`` (reading it says why). Raises ``OSError``
+    when the journal cannot be read."""
     with _open(path) as stream:
-        _lock_shared(stream.fileno(), lock_timeout)  # released as the file closes
+        locked = _lock_shared(stream.fileno(), lock_timeout)  # released as the file closes
         beside = _measure_companion(companion)
+        if beside is not None and not locked:
+            beside = replace(beside, left_out=0)
         return _measure(stream, whole_lines=True), beside
 
 
