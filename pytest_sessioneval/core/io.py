@@ -33,9 +33,11 @@ __all__ = [
     "BROKEN_LINK",
     "COMPRESSED_SUFFIX",
     "DEFAULT_MAX_LINE_BYTES",
+    "GZIP_MAGIC",
     "byte_order_mark",
     "find_below",
     "find_beside",
+    "is_gzip",
     "is_named",
     "max_line_bytes",
     "open_input",
@@ -50,7 +52,8 @@ __all__ = [
 
 #: The suffix of a compressed input: ``sessions.jsonl.gz`` is ``sessions.jsonl``, gzipped.
 COMPRESSED_SUFFIX: Final = ".gz"
-_GZIP_MAGIC: Final = b"\x1f\x8b"
+#: The first bytes of a gzip file: what tells a compressed input, whatever its name.
+GZIP_MAGIC: Final = b"\x1f\x8b"
 _BOM: Final = b"\xef\xbb\xbf"
 
 #: The longest line read by default, its newline not counted (``set_max_line_bytes``).
@@ -175,7 +178,7 @@ def open_input(path: Path, *, buffered: bool = True) -> Iterator[ByteStream]:
     else:
         stream = io.BufferedReader(io.FileIO(path), _BUFFER) if buffered else io.FileIO(path)
     try:
-        if stream.read(2) == _GZIP_MAGIC:
+        if stream.read(2) == GZIP_MAGIC:
             stream.seek(0)
             with gzip.GzipFile(fileobj=stream, mode="rb") as unpacked:
                 yield _Unpacked(unpacked, path)
@@ -214,6 +217,13 @@ class _Unpacked:
             return self._stream.readinto(buffer)
         except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
             raise self._damaged(exc) from None
+
+
+def is_gzip(path: Path) -> bool:
+    """Whether the file itself is gzip (its own first bytes, not a held prefix's). Raises
+    ``OSError`` when it cannot be read."""
+    with open(path, "rb") as stream:
+        return stream.read(len(GZIP_MAGIC)) == GZIP_MAGIC
 
 
 def read_bytes(path: Path, limit: int = -1) -> bytes:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from ..core.engine import Evaluation, SessionEvaluation, SkippedSession
-from ..core.io import BROKEN_LINK, open_input
+from ..core.io import BROKEN_LINK, is_gzip, open_input
 from ..core.snapshot import unheld
 from ..records.build import (
     PLUGIN_VERSION,
@@ -208,8 +208,15 @@ def _refuse_foreign_journal(path: Path) -> None:
         )
     try:
         what = foreign_to_journal(path) if path.is_file() else None
+        compressed = what is None and path.is_file() and is_gzip(path)
     except OSError:  # unreadable: the append says so, naming the journal
         return
+    if compressed:  # (lines added after a gzip stream are no part of it)
+        raise usage_error(
+            "--session-eval-journal",
+            f"{path}: a gzip-compressed journal; records are appended only to a plain one: "
+            "decompress it, or give a new path",
+        )
     if what is not None:
         raise usage_error(
             "--session-eval-journal",

@@ -26,7 +26,7 @@ from typing import Any, Final
 import orjson
 
 from ..core.engine import SESSIONS_FILE
-from ..core.io import is_named, read_lines
+from ..core.io import GZIP_MAGIC, is_named, read_lines
 from ..core.jsonl import InputProblem, first_named, iter_objects, opens_json_document
 from ..core.values import is_blank
 from .schema import RECORD_KIND, InvalidRecord, validate_record
@@ -209,6 +209,13 @@ def append_records(
         raise JournalError(f"cannot open the journal {path}: {exc.strerror or exc}") from None
     try:
         _lock(fcntl, fd, path, lock_timeout, waiting)
+        if os.pread(fd, len(GZIP_MAGIC), 0) == GZIP_MAGIC:
+            # Lines written after a gzip stream are no part of it, and a seal's byte range would
+            # name compressed bytes: a compressed journal is read, never appended to.
+            raise JournalError(
+                f"cannot append to the journal {path}: it is gzip-compressed; records are appended only to a "
+                "plain journal (decompress it, or give a new path); nothing was appended"
+            )
         # Per run_id only a digest of its first record's canonical form is kept, and the
         # journal is read a line at a time: an append costs memory by the runs the journal
         # holds, not by the size of their records.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -1457,6 +1458,27 @@ def test_a_seal_path_that_is_no_file_is_said_clearly_and_never_waited_on(
     assert appended.ret == pytest.ExitCode.USAGE_ERROR
     appended.stderr.fnmatch_lines(["ERROR: --session-eval-journal: *eval.jsonl.seal: not a file; the journal's seal*"])
     assert "Traceback" not in appended.stdout.str() + appended.stderr.str()
+
+
+def test_a_gzip_journal_is_verified_but_never_appended_to(pytester: pytest.Pytester, metrics: Path) -> None:
+    journal_run(pytester, metrics)
+    plain = pytester.path / "eval.jsonl"
+    packed = pytester.path / "packed.jsonl.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    (pytester.path / "packed.jsonl.gz.seal").write_bytes((pytester.path / "eval.jsonl.seal").read_bytes())
+    before = packed.read_bytes()
+    verified = pytester.runpytest("--session-eval", str(metrics), "--session-eval-verify", "packed.jsonl.gz")
+    assert verified.ret == pytest.ExitCode.OK
+    verified.stdout.fnmatch_lines(["re-verification: *; 1 sealed run(s) intact, 0 not"])
+    result = pytester.runpytest(
+        *("--session-eval", str(metrics), "--session-eval-journal", "packed.jsonl.gz"),
+        *("--session-eval-model-id", "claude-opus-4", "--session-eval-timestamp", "2026-08-02T00:00:00Z"),
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["ERROR: --session-eval-journal: *packed.jsonl.gz: a gzip-compressed journal; records are appended only to*"]
+    )
+    assert packed.read_bytes() == before
 
 
 def test_ctrl_c_while_the_journal_lock_is_waited_for_appends_nothing_and_says_so(

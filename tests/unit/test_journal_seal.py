@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import gzip
 import hashlib
 import json
 import os
@@ -406,3 +407,12 @@ def test_an_append_interrupted_in_the_middle_of_a_write_is_cut_back(
         append_records(journal, _records("r2"))
     monkeypatch.undo()
     assert _state(journal) == before
+
+
+def test_a_gzip_journal_is_never_appended_to(tmp_path: Path) -> None:
+    journal = tmp_path / "eval.jsonl.gz"
+    journal.write_bytes(gzip.compress(json.dumps(reference_record(run_id="r1")).encode() + b"\n"))
+    before = journal.read_bytes()
+    with pytest.raises(JournalError, match="it is gzip-compressed; records are appended only to a plain journal"):
+        append_records(journal, _records("r2"))
+    assert journal.read_bytes() == before and not seal_path(journal).exists()
