@@ -43,7 +43,7 @@ from run import dataset  # noqa: E402
 from pytest_sessioneval import RUBRIC_V1, SkippedSession, evaluate, resolve_inputs  # noqa: E402
 from pytest_sessioneval.records import PLUGIN_VERSION, STANDARD_VERSION  # noqa: E402
 from pytest_sessioneval.report import NotScoredRow, ReportData, SessionRow, render_report  # noqa: E402
-from pytest_sessioneval.report.html import LISTED_BYTES  # noqa: E402
+from pytest_sessioneval.report.listing import LISTED_BYTES  # noqa: E402
 
 EVENTS_PER_SESSION = 10
 SIZE_GOAL_MB = 10.0

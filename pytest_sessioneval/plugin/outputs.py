@@ -23,7 +23,8 @@ from ..records.build import (
 from ..records.journal import JournalError, JournalLocked, append_records, foreign_to_journal
 from ..records.schema import STANDARD_VERSION, InvalidRecord
 from ..records.seal import seal_path
-from ..report.html import NotScoredRow, ReportData, SessionRow, first_text, is_html_page, write_report
+from ..report.html import first_text, is_html_page, write_report
+from ..report.page_data import NotScoredRow, ReportData, SessionRow
 from ._compat import bestrelpath, start_a_line
 from .files import path_kind
 from .options import how_given, usage_error

@@ -1,8 +1,10 @@
 """What a person reads, rendered from plain data: pass rates with honest intervals
-(``intervals``) and the self-contained HTML page (``html``). Pure: no pytest, no clock."""
+(``intervals``) and the self-contained HTML page (``html``, from the data of ``page_data``).
+Pure: no pytest, no clock."""
 
-from .html import NotScoredRow, ReportData, SessionRow, VerdictCell, render_report, write_report
+from .html import render_report, write_report
 from .intervals import DimensionRate, format_rate, wilson_interval
+from .page_data import NotScoredRow, ReportData, SessionRow, VerdictCell
 
 __all__ = [
     "DimensionRate",

@@ -1,10 +1,10 @@
 """The HTML report: one self-contained page people read, rendered from plain data.
 
-``render_report`` turns a ``ReportData`` into one HTML5 document with inline
-CSS, inline SVG charts, a block of JSON data and a small inline script that
-draws the session and not-scored tables from that data, 100 rows to a page,
-and filters them. The page loads nothing (its Content-Security-Policy allows
-only its own style and script, by hash); its figures need no script.
+``render_report`` turns a ``ReportData`` (``page_data``) into one HTML5 document with
+inline CSS, inline SVG charts, a block of JSON data (``listing``) and a small inline script
+that draws the session and not-scored tables from that data, 100 rows to a page, and
+filters them. The page loads nothing (its Content-Security-Policy allows only its own
+style and script, by hash); its figures need no script.
 
 What the page holds, in order: provenance; per deterministic dimension, the
 verdict counts and the pass rate over the sessions where the dimension was
@@ -16,7 +16,7 @@ that, any advisory judge verdicts. Only verdicts with method ``deterministic``
 enter the tables and charts. There is no figure across dimensions.
 
 The listing's data keeps within ``LISTED_BYTES`` whatever the number of
-sessions (``_listed`` says what it keeps first); every figure counts every
+sessions (``listing.listed`` says what it keeps first); every figure counts every
 session.
 
 Every value from the data is escaped (``html.escape`` with ``quote=True``) in
@@ -32,48 +32,42 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
-import math
-import re
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import date
+from collections.abc import Sequence
 from importlib.resources import files
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from ..core.rubric import (
     CANNOT_DETERMINE,
-    DETERMINISTIC,
     FAIL,
     NOT_APPLICABLE,
     PASS,
     STATUSES,
 )
-from ..core.text import show
 from .charts import SCALE_HEAD, chart, interval_bar, weekly_counts
 from .escape import html_text as _e
-from .escape import shown_text
 from .intervals import (
     DimensionRate,
     format_interval,
     ranking_note,
 )
+from .listing import Listing, listed
 from .output import replace_file
+from .page_data import (
+    ReportData,
+    deterministic_cells,
+    dimension_rates,
+    is_deterministic,
+    score_text,
+    shown_dimensions,
+    where_shown,
+)
 from .summary import cause_text, ordered_causes
-
-if TYPE_CHECKING:
-    from ..core.engine import SessionEvaluation, SkippedSession
 
 __all__ = [
     "ADVISORY_HEADING",
     "DOES_NOT_SHOW",
-    "LISTED_BYTES",
-    "NotScoredRow",
-    "ReportData",
-    "SessionRow",
-    "VerdictCell",
     "first_text",
     "is_html_page",
     "render_report",
@@ -112,89 +106,6 @@ DOES_NOT_SHOW: Final[tuple[tuple[str, str], ...]] = (
 
 _DASH: Final = "\u2014"
 _STATUS_CLASS: Final = {PASS: "s-pass", FAIL: "s-fail", NOT_APPLICABLE: "s-na", CANNOT_DETERMINE: "s-cd"}
-_MS_PER_DAY: Final = 86_400_000
-_EPOCH: Final = date(1970, 1, 1)
-
-
-@dataclass(frozen=True, slots=True)
-class VerdictCell:
-    """One dimension's verdict for one session, as the report shows it."""
-
-    dimension: str
-    method: str
-    status: str
-    evidence: str
-    score: float | int | None = None
-    cause: str | None = None  # why it is not-applicable or cannot-determine: one of the rubric's causes
-
-
-@dataclass(frozen=True, slots=True)
-class SessionRow:
-    """One scored session: where its record is, when it started, and its verdicts.
-
-    ``source`` names its sessions file: relative to the project, or absolute when it is
-    outside (the page shows such a path shortened). ``on_request``: the eligibility rule's
-    reason to leave out a session that was scored because it was named."""
-
-    session_id: str
-    source: str
-    line: int
-    started_at: str | None
-    verdicts: tuple[VerdictCell, ...]
-    on_request: str | None = None
-
-    @classmethod
-    def from_evaluation(
-        cls, evaluation: SessionEvaluation, source: str, shown: Collection[str] | None = None
-    ) -> SessionRow:
-        """The row of a scored session; ``source`` names its sessions file as the report shows it.
-
-        ``shown``: the dimension ids to show (those whose items ran), default all.
-        """
-        started = evaluation.record.get("started_at")
-        return cls(
-            session_id=evaluation.session_id,
-            source=source,
-            line=evaluation.line,
-            started_at=started if isinstance(started, str) else None,
-            verdicts=tuple(
-                VerdictCell(verdict.id, verdict.method, verdict.status, verdict.evidence, verdict.score, verdict.cause)
-                for verdict in (*evaluation.dimensions, *evaluation.judge)
-                if shown is None or verdict.id in shown
-            ),
-            on_request=evaluation.on_request,
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class NotScoredRow:
-    """A session that was not scored: why, and where its record is (``source`` as in ``SessionRow``)."""
-
-    session_id: str
-    reason: str
-    source: str = ""
-    line: int = 0
-
-    @classmethod
-    def from_skipped(cls, entry: SkippedSession, source: str) -> NotScoredRow:
-        return cls(entry.session_id, entry.reason, source, entry.line)
-
-
-@dataclass(frozen=True, slots=True)
-class ReportData:
-    """Everything the report shows; ``causes`` is the rubric's phrase for each cause code
-    (``Rubric.causes``), in which the page tells why verdicts were not decided."""
-
-    title: str
-    rubric_version: str
-    rubric_sha256: str
-    standard_version: str
-    plugin_version: str
-    timestamp: str
-    dimension_order: tuple[str, ...]
-    sessions: tuple[SessionRow, ...]
-    not_scored: tuple[NotScoredRow, ...] = ()
-    causes: Mapping[str, str] = field(default_factory=dict, compare=False)
 
 
 def write_report(report: ReportData, path: str | Path) -> None:
@@ -203,51 +114,11 @@ def write_report(report: ReportData, path: str | Path) -> None:
     replace_file(Path(path), render_report(report).encode("utf-8", errors="replace"))
 
 
-# --------------------------------------------------------------------------- the data
-
-
-def _deterministic(cell: VerdictCell) -> bool:
-    # The advisory firewall: only deterministic verdicts reach the tables and charts.
-    return cell.method == DETERMINISTIC
-
-
-def _dimensions(report: ReportData) -> tuple[str, ...]:
-    """Rubric order first, then any other deterministic dimension seen, sorted."""
-    seen = {cell.dimension for row in report.sessions for cell in row.verdicts if _deterministic(cell)}
-    order = list(dict.fromkeys(report.dimension_order))
-    return (*order, *sorted(seen - set(order)))
-
-
-def _cells(row: SessionRow) -> dict[str, VerdictCell]:
-    """A session's deterministic verdicts by dimension (the first one, should a dimension repeat)."""
-    cells: dict[str, VerdictCell] = {}
-    for cell in row.verdicts:
-        if _deterministic(cell):
-            cells.setdefault(cell.dimension, cell)
-    return cells
-
-
-def _rates(report: ReportData, dimensions: Sequence[str]) -> list[DimensionRate]:
-    counts: dict[str, Counter[str]] = {dimension: Counter() for dimension in dimensions}
-    for row in report.sessions:
-        for dimension, cell in _cells(row).items():
-            counts[dimension][cell.status] += 1
-    return [DimensionRate.from_counts(dimension, counts[dimension]) for dimension in dimensions]
-
-
 # --------------------------------------------------------------------------- formatting
 
 
 def _number(value: float) -> str:
     return f"{value:.2f}"
-
-
-def _score(score: float | int | None) -> str:
-    if score is None or isinstance(score, bool):
-        return ""
-    if isinstance(score, float) and not math.isfinite(score):
-        return str(score)
-    return show(score)  # as the evidence and the journal write it: 0.7999999 is no 0.8
 
 
 def _badge(status: str) -> str:
@@ -300,7 +171,7 @@ def _causes(report: ReportData, dimensions: Sequence[str]) -> str:
     words, most frequent first (as the terminal summary tells them)."""
     counts: dict[str, Counter[tuple[str, str | None]]] = {dimension: Counter() for dimension in dimensions}
     for row in report.sessions:
-        for dimension, cell in _cells(row).items():
+        for dimension, cell in deterministic_cells(row).items():
             if cell.status in (CANNOT_DETERMINE, NOT_APPLICABLE):
                 counts[dimension][(cell.status, cell.cause)] += 1
     rows = []
@@ -330,7 +201,7 @@ def _causes(report: ReportData, dimensions: Sequence[str]) -> str:
 
 def _charts(report: ReportData, dimensions: Sequence[str]) -> str:
     weeks, by_dimension, undated = weekly_counts(
-        (row.started_at, {d: c.status for d, c in _cells(row).items()}) for row in report.sessions
+        (row.started_at, {d: c.status for d, c in deterministic_cells(row).items()}) for row in report.sessions
     )
     if not report.sessions:
         return '<p class="note">No session was scored, so there is no weekly chart.</p>'
@@ -366,15 +237,6 @@ def _does_not_show() -> str:
     )
 
 
-def where_shown(source: str) -> tuple[str, str | None]:
-    """A sessions file as the page shows it, and its title: as given inside the project; a
-    path outside it (absolute) as its directory and file name, the whole path as the title."""
-    if not (source.startswith(("/", "\\\\")) or re.match(r"[A-Za-z]:[\\/]", source)):
-        return source, None
-    parts = [part for part in re.split(r"[\\/]+", source) if part]
-    return "/".join(parts[-2:]), source
-
-
 def _record_cell(source: str, line: int) -> str:
     shown, title = where_shown(source)
     title_attr = f' title="{_e(title)}:{_e(line)}"' if title is not None else ""
@@ -395,164 +257,7 @@ def _filters(dimensions: Sequence[str]) -> str:
     )
 
 
-# The most the session listing's data may take in the page (UTF-8 bytes): what a browser
-# opens at once, whatever the number of sessions.
-LISTED_BYTES: Final = 7_000_000
-# What the page keeps first when it cannot keep every row and every evidence text.
-_KEPT_FIRST: Final = frozenset((FAIL, CANNOT_DETERMINE))
-
-
-def _json_in_page(value: object) -> str:
-    """Compact JSON that may stand inside a ``<script>`` element: no ``<``, ``>`` or ``&``
-    (only strings can hold them, and there they are ``\\u`` escapes)."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
-@dataclass(frozen=True, slots=True)
-class _Listing:
-    data: str  # the JSON the page's script draws the session and not-scored tables from
-    listed: int  # how many scored sessions it holds
-    all_evidence: bool  # the evidence of every verdict, or of fails and cannot-determine only
-    skipped: int  # how many sessions not scored it holds
-
-
-def _size(text: str) -> int:
-    return len(text.encode("utf-8", "replace"))
-
-
-class _Sources:
-    """Each sessions file once, as JSON ``[shown, title]``; rows refer to it by index."""
-
-    def __init__(self) -> None:
-        self.held: dict[str, tuple[int, str]] = {}
-
-    def ref(self, source: str) -> tuple[int, str]:
-        """Its index, and its JSON when it is not held yet (else "")."""
-        held = self.held.get(source)
-        if held is not None:
-            return held[0], ""
-        shown, title = where_shown(source)
-        return len(self.held), _json_in_page([shown_text(shown), shown_text(title) if title is not None else None])
-
-    def add(self, source: str, ref: int, text: str) -> None:
-        if text:
-            self.held[source] = (ref, text)
-
-    def json(self) -> str:
-        return ",".join(text for _, text in self.held.values())
-
-
-def _not_scored_listing(report: ReportData, sources: _Sources, limit: int) -> tuple[list[str], list[str], int]:
-    """The sessions not scored as rows ``[id, file, line, reason]`` (each reason held once),
-    as many as fit in ``limit`` bytes; and the bytes they take."""
-    reasons: dict[str, int] = {}
-    rows: list[str] = []
-    size = 0
-    for entry in report.not_scored:
-        ref, source = sources.ref(entry.source)
-        reason = reasons.get(entry.reason)
-        said = _json_in_page(shown_text(entry.reason)) if reason is None else ""
-        text = _json_in_page([shown_text(entry.session_id), ref, entry.line, len(reasons) if said else reason])
-        cost = _size(text) + _size(source) + _size(said) + 3
-        if size + cost > limit:
-            break
-        size += cost
-        sources.add(entry.source, ref, source)
-        if said:
-            reasons[entry.reason] = len(reasons)
-        rows.append(text)
-    return rows, [_json_in_page(shown_text(reason)) for reason in reasons], size
-
-
-def _listing(
-    report: ReportData, dimensions: Sequence[str], picked: Sequence[int], all_evidence: bool, limit: int
-) -> _Listing:
-    """The rows ``picked`` (indexes into ``report.sessions``, in order) as the page's data, as
-    many as fit in ``limit`` bytes with the sessions not scored (which take at most half of
-    it). Each distinct verdict (status, evidence, score), reason and sessions file is held
-    once; rows refer to them by index (-1: no verdict)."""
-    sources = _Sources()
-    verdicts: dict[str, int] = {}  # JSON [status, evidence, score] -> index
-    said: dict[tuple[str, str | None, str], str] = {}  # the JSON of each verdict seen, made once
-    rows: list[str] = []
-    requested: list[str] = []
-    columns = _json_in_page([shown_text(d) for d in dimensions])
-    skeleton = '{"columns":,"sources":[],"verdicts":[],"rows":[],"requested":[],"skipped":[],"reasons":[]}'
-    size = _size(columns) + len(skeleton)
-    skipped, reasons, taken = _not_scored_listing(report, sources, (limit - size) // 2)
-    size += taken
-    for index in picked:
-        row = report.sessions[index]
-        cells = _cells(row)
-        new: list[str] = []
-        refs = []
-        for dimension in dimensions:
-            cell = cells.get(dimension)
-            if cell is None:
-                refs.append(-1)
-                continue
-            verdict = (
-                cell.status,
-                cell.evidence if all_evidence or cell.status in _KEPT_FIRST else None,
-                _score(cell.score),
-            )
-            key = said.get(verdict)
-            if key is None:
-                status, evidence, score = verdict
-                key = said[verdict] = _json_in_page(
-                    [shown_text(status), shown_text(evidence) if evidence is not None else None, score]
-                )
-            ref = verdicts.get(key)
-            if ref is None:
-                if key not in new:
-                    new.append(key)
-                ref = len(verdicts) + new.index(key)
-            refs.append(ref)
-        source_ref, source = sources.ref(row.source)
-        started = shown_text(row.started_at) if row.started_at is not None else None
-        text = _json_in_page([shown_text(row.session_id), source_ref, row.line, started, *refs])
-        note = _json_in_page([len(rows), shown_text(row.on_request)]) if row.on_request is not None else ""
-        cost = _size(text) + _size(note) + _size(source) + sum(_size(key) + 1 for key in new) + 3
-        if size + cost > limit:
-            break
-        size += cost
-        for key in new:
-            verdicts[key] = len(verdicts)
-        sources.add(row.source, source_ref, source)
-        rows.append(text)
-        if note:
-            requested.append(note)
-    data = (
-        f'{{"columns":{columns}'
-        f',"sources":[{sources.json()}]'
-        f',"verdicts":[{",".join(verdicts)}]'
-        f',"rows":[{",".join(rows)}]'
-        f',"requested":[{",".join(requested)}]'
-        f',"skipped":[{",".join(skipped)}]'
-        f',"reasons":[{",".join(reasons)}]}}'
-    )
-    return _Listing(data, len(rows), all_evidence, len(skipped))
-
-
-def _listed(report: ReportData, dimensions: Sequence[str]) -> _Listing:
-    """What the page lists: every session with all its evidence when that fits in
-    ``LISTED_BYTES``; else every session with the evidence of its fails and cannot-determine
-    verdicts; else only the sessions with such a verdict (and that evidence), as many as fit."""
-    everyone = range(len(report.sessions))
-    for all_evidence in (True, False):
-        listing = _listing(report, dimensions, everyone, all_evidence, LISTED_BYTES)
-        if listing.listed == len(everyone):  # all of them fit
-            return listing
-    flagged = [
-        index
-        for index in everyone
-        if any(cell.status in _KEPT_FIRST for cell in _cells(report.sessions[index]).values())
-    ]
-    return _listing(report, dimensions, flagged, False, LISTED_BYTES)
-
-
-def _listing_note(report: ReportData, listing: _Listing) -> str:
+def _listing_note(report: ReportData, listing: Listing) -> str:
     """What the listing leaves out, when it cannot hold everything: said above the table."""
     total = len(report.sessions)
     said = []
@@ -564,7 +269,7 @@ def _listing_note(report: ReportData, listing: _Listing) -> str:
             "session."
         )
     if not listing.all_evidence:
-        megabytes = LISTED_BYTES / 1_000_000
+        megabytes = listing.budget / 1_000_000
         said.append(
             "Only the evidence of fail and cannot-determine verdicts is kept: with every evidence "
             f"text the page would outgrow {megabytes:g} MB."
@@ -593,7 +298,7 @@ _NO_SCRIPT: Final = (
 )
 
 
-def _session_table(report: ReportData, dimensions: Sequence[str], listing: _Listing) -> str:
+def _session_table(report: ReportData, dimensions: Sequence[str], listing: Listing) -> str:
     if not report.sessions:
         return '<p class="note">No session was scored.</p>'
     return (
@@ -605,7 +310,7 @@ def _session_table(report: ReportData, dimensions: Sequence[str], listing: _List
     )
 
 
-def _not_scored(report: ReportData, listing: _Listing) -> str:
+def _not_scored(report: ReportData, listing: Listing) -> str:
     if not report.not_scored:
         return ""
     reasons = Counter(entry.reason for entry in report.not_scored)
@@ -631,7 +336,7 @@ def _not_scored(report: ReportData, listing: _Listing) -> str:
     )
 
 
-def _data(listing: _Listing) -> str:
+def _data(listing: Listing) -> str:
     """The data block the page's script draws its tables from: JSON, never run."""
     return f'<script type="application/json" id="session-data">{listing.data}</script>'
 
@@ -640,9 +345,9 @@ def _advisory(report: ReportData) -> str:
     rows = []
     for row in report.sessions:
         for cell in row.verdicts:
-            if _deterministic(cell):
+            if is_deterministic(cell):
                 continue
-            score = _score(cell.score)
+            score = score_text(cell.score)
             rows.append(
                 f'<tr><th scope="row" class="sid">{_e(row.session_id)}</th><td>{_e(cell.dimension)}</td>'
                 f'<td>{_e(cell.method)}</td><td>{_badge(cell.status)}</td><td class="num">{_e(score)}</td>'
@@ -691,9 +396,9 @@ _NO_DIMENSION: Final = (
 
 def render_report(report: ReportData) -> str:
     """The report as one self-contained HTML5 document (a ``str``; ``write_report`` writes it)."""
-    dimensions = _dimensions(report)
-    rates = _rates(report, dimensions)
-    listing = _listed(report, dimensions)
+    dimensions = shown_dimensions(report)
+    rates = dimension_rates(report, dimensions)
+    listing = listed(report, dimensions)
     scored = len(report.sessions)
     summary = f"{scored} session{'' if scored == 1 else 's'} scored against {report.rubric_version}"
     if report.not_scored:

@@ -25,7 +25,8 @@ from pages import (
     weekly_report,
 )
 
-from pytest_sessioneval.report.html import NotScoredRow, ReportData, SessionRow, write_report
+from pytest_sessioneval.report.html import write_report
+from pytest_sessioneval.report.page_data import NotScoredRow, ReportData, SessionRow
 
 
 def find_chromium() -> str:

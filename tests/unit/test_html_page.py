@@ -30,17 +30,9 @@ from pages import (
 )
 
 from pytest_sessioneval import RUBRIC_V1
-from pytest_sessioneval.report import html as html_page
-from pytest_sessioneval.report.html import (
-    ADVISORY_HEADING,
-    NotScoredRow,
-    ReportData,
-    SessionRow,
-    VerdictCell,
-    render_report,
-    where_shown,
-    write_report,
-)
+from pytest_sessioneval.report import listing
+from pytest_sessioneval.report.html import ADVISORY_HEADING, render_report, write_report
+from pytest_sessioneval.report.page_data import NotScoredRow, ReportData, SessionRow, VerdictCell, where_shown
 from pytest_sessioneval.report.summary import ordered_causes, told_causes
 
 
@@ -483,7 +475,7 @@ def many(count: int, fail_every: int) -> ReportData:
 def test_the_page_stays_within_its_budget_and_keeps_the_failures_first(
     monkeypatch: pytest.MonkeyPatch, budget: int, listed: int, all_evidence: bool
 ) -> None:
-    monkeypatch.setattr(html_page, "LISTED_BYTES", budget)
+    monkeypatch.setattr(listing, "LISTED_BYTES", budget)
     data = many(300, fail_every=5)
     page = render_report(data)
     rows = listed_rows(page)
@@ -507,7 +499,7 @@ def test_the_page_stays_within_its_budget_and_keeps_the_failures_first(
 
 
 def test_the_sessions_not_scored_take_at_most_half_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(html_page, "LISTED_BYTES", 20_000)
+    monkeypatch.setattr(listing, "LISTED_BYTES", 20_000)
     gone = tuple(
         NotScoredRow(f"gone-{index:04d}", "abandoned session", "metrics/sessions.jsonl", index) for index in range(1000)
     )
