@@ -23,11 +23,9 @@ from .kpis import extract_kpis
 from .peers import PeerIndex, Peers
 from .rubric import (
     DimensionVerdict,
-    Method,
     Rubric,
     RubricError,
     SessionContext,
-    Status,
 )
 from .sessions import (
     Window,
@@ -38,6 +36,7 @@ from .sessions import (
 )
 from .text import first_few
 from .timestamps import parse_timestamp_ms
+from .verdict_pool import VerdictPool
 
 __all__ = [
     "Evaluation",
@@ -343,7 +342,7 @@ def _evaluate(
         )
 
     score = rubric.score
-    share = _VerdictPool()
+    share = VerdictPool()
     peers_of = peer_index.peers
     host_class = events.host_class
     for index, place in zip(to_score, places):
@@ -374,58 +373,6 @@ def _evaluate(
             on_request=on_request.get(index),
         )
     return result
-
-
-class _VerdictPool:
-    """Builds verdicts, handing out one shared object for equal ones.
-
-    Most sessions share most of their evidence sentences word for word; one
-    ``DimensionVerdict`` object (immutable) per distinct verdict keeps 100,000
-    scored sessions within memory, and a verdict seen before is looked up
-    instead of built. A verdict is shared only when every field is the same
-    value of the same type (``1`` is not ``1.0``, ``0.0`` is not ``-0.0``).
-    During a trial each dimension's repeats are counted; after it, a dimension
-    whose verdicts rarely repeat is built directly and not remembered. Sharing
-    never changes a value, only which object holds it.
-    """
-
-    _TRIAL: Final = 512  # verdicts per dimension
-    _WORTH: Final = 0.25  # minimum share of repeats during the trial to stay pooled
-
-    def __init__(self) -> None:
-        self._pool: dict[tuple[Any, ...], DimensionVerdict] = {}
-        self._seen: dict[str, list[int]] = {}  # per dimension id during its trial: [verdicts, repeats]
-        self._unpooled: set[str] = set()
-
-    def __call__(
-        self,
-        id: str,
-        method: Method,
-        status: Status,
-        evidence: str,
-        score: int | float | None,
-        scored: bool,
-        cause: str | None = None,
-    ) -> DimensionVerdict:
-        kind = type(score)
-        if id in self._unpooled or type(evidence) is not str or not (score is None or kind is int or kind is float):
-            return DimensionVerdict(id, method, status, evidence, score, scored, cause)
-        key = (id, status, evidence, method, scored, kind, score, repr(score) if score == 0 else None, cause)
-        try:
-            shared = self._pool.get(key)
-        except TypeError:  # an unhashable field (custom rubric)
-            return DimensionVerdict(id, method, status, evidence, score, scored, cause)
-        counts = self._seen.get(id)
-        if counts is None:
-            counts = self._seen[id] = [0, 0]
-        if counts[0] < self._TRIAL:
-            counts[0] += 1
-            counts[1] += shared is not None
-            if counts[0] == self._TRIAL and counts[1] < self._TRIAL * self._WORTH:
-                self._unpooled.add(id)
-        if shared is None:
-            shared = self._pool[key] = DimensionVerdict(id, method, status, evidence, score, scored, cause)
-        return shared
 
 
 def score_sessions(

@@ -25,7 +25,6 @@ from pytest_sessioneval.core import events as events_module
 from pytest_sessioneval.core.engine import (
     NoEligibleSession,
     Selection,
-    _VerdictPool,
     evaluate,
 )
 from pytest_sessioneval.core.events import (
@@ -39,6 +38,7 @@ from pytest_sessioneval.core.rubric import DimensionVerdict
 from pytest_sessioneval.core.sessions import Window
 from pytest_sessioneval.core.text import show
 from pytest_sessioneval.core.timestamps import _parse, parse_timestamp_ms
+from pytest_sessioneval.core.verdict_pool import VerdictPool
 
 # ---------------------------------------------------------------------------
 # Timestamps: the fast path for the common shapes
@@ -262,7 +262,7 @@ def _fields(evidence: str, score: Any = None, dimension: str = "d") -> tuple[Any
 
 
 def test_equal_verdicts_are_shared_and_unequal_ones_never_are() -> None:
-    pool = _VerdictPool()
+    pool = VerdictPool()
     first = [pool(*_fields("same")), pool(*_fields("x", 1, "e")), pool(*_fields("z", 0.0, "f"))]
     second = [pool(*_fields("same")), pool(*_fields("x", 1.0, "e")), pool(*_fields("z", -0.0, "f"))]
     assert first[0] is second[0]
@@ -289,7 +289,7 @@ def test_equal_verdicts_are_shared_and_unequal_ones_never_are() -> None:
 
 
 def test_unusual_verdicts_pass_through_unshared() -> None:
-    pool = _VerdictPool()
+    pool = VerdictPool()
     odd = pool("d", "deterministic", "pass", "e", [1], True)  # type: ignore[arg-type]
     assert odd.score == [1] and pool("d", "deterministic", "pass", "e", [1], True) is not odd  # type: ignore[arg-type]
 

@@ -23,6 +23,7 @@ PURE = [
     "pytest_sessioneval.core.text",
     "pytest_sessioneval.core.timestamps",
     "pytest_sessioneval.core.values",
+    "pytest_sessioneval.core.verdict_pool",
     "pytest_sessioneval.rubrics",
     "pytest_sessioneval.rubrics.rubric_v1",
     "pytest_sessioneval.records",
