@@ -40,9 +40,8 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 from browser import Browser, chromium_path  # noqa: E402
 from run import dataset  # noqa: E402
 
-from pytest_sessioneval import RUBRIC_V1, SkippedSession, evaluate, resolve_inputs  # noqa: E402
-from pytest_sessioneval.records import PLUGIN_VERSION, STANDARD_VERSION  # noqa: E402
-from pytest_sessioneval.report import NotScoredRow, ReportData, SessionRow, render_report  # noqa: E402
+from pytest_sessioneval import RUBRIC_V1, evaluate, resolve_inputs  # noqa: E402
+from pytest_sessioneval.report import ReportData, render_report  # noqa: E402
 from pytest_sessioneval.report.listing import LISTED_BYTES  # noqa: E402
 
 EVENTS_PER_SESSION = 10
@@ -63,22 +62,12 @@ INTERACTIVE = """(() => {
 
 def page_of(metrics: Path) -> ReportData:
     evaluation = evaluate(*resolve_inputs(metrics))
-    source = "metrics/sessions.jsonl"
-    return ReportData(
+    return ReportData.of_evaluation(
+        evaluation,
+        RUBRIC_V1,
         title="Session evaluation",
-        rubric_version=RUBRIC_V1.version,
-        rubric_sha256=RUBRIC_V1.sha256,
-        standard_version=STANDARD_VERSION,
-        plugin_version=PLUGIN_VERSION,
+        source="metrics/sessions.jsonl",
         timestamp="2026-08-01T09:00:00Z",
-        dimension_order=RUBRIC_V1.dimension_ids,
-        sessions=tuple(SessionRow.from_evaluation(entry, source) for entry in evaluation.scored),
-        not_scored=tuple(
-            NotScoredRow.from_skipped(entry, source)
-            for entry in evaluation.entries
-            if isinstance(entry, SkippedSession)
-        ),
-        causes=RUBRIC_V1.causes,
     )
 
 

@@ -18,9 +18,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from pytest_sessioneval import RUBRIC_V1, SkippedSession, evaluate, resolve_inputs
-from pytest_sessioneval.records import PLUGIN_VERSION, STANDARD_VERSION
-from pytest_sessioneval.report import NotScoredRow, ReportData, SessionRow, write_report
+from pytest_sessioneval import RUBRIC_V1, evaluate, resolve_inputs
+from pytest_sessioneval.report import ReportData, write_report
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "metrics"
@@ -31,21 +30,8 @@ def example_report() -> ReportData:
     """The report of ``examples/metrics``, as ``pytest --session-eval examples/metrics`` scores it."""
     evaluation = evaluate(*resolve_inputs(EXAMPLE))
     source = evaluation.sessions_path.relative_to(ROOT).as_posix()
-    return ReportData(
-        title="Session evaluation: examples/metrics",
-        rubric_version=RUBRIC_V1.version,
-        rubric_sha256=RUBRIC_V1.sha256,
-        standard_version=STANDARD_VERSION,
-        plugin_version=PLUGIN_VERSION,
-        timestamp=TIMESTAMP,
-        dimension_order=RUBRIC_V1.dimension_ids,
-        sessions=tuple(SessionRow.from_evaluation(entry, source) for entry in evaluation.scored),
-        not_scored=tuple(
-            NotScoredRow.from_skipped(entry, source)
-            for entry in evaluation.entries
-            if isinstance(entry, SkippedSession)
-        ),
-        causes=RUBRIC_V1.causes,
+    return ReportData.of_evaluation(
+        evaluation, RUBRIC_V1, title="Session evaluation: examples/metrics", source=source, timestamp=TIMESTAMP
     )
 
 

@@ -15,14 +15,13 @@ import re
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from ..core.rubric import DETERMINISTIC
+from ..core.engine import Evaluation, SessionEvaluation, SkippedSession
+from ..core.rubric import DETERMINISTIC, Rubric
 from ..core.text import show
+from ..records.build import PLUGIN_VERSION
+from ..records.schema import STANDARD_VERSION
 from .intervals import DimensionRate
-
-if TYPE_CHECKING:
-    from ..core.engine import SessionEvaluation, SkippedSession
 
 __all__ = [
     "NotScoredRow",
@@ -117,6 +116,32 @@ class ReportData:
     sessions: tuple[SessionRow, ...]
     not_scored: tuple[NotScoredRow, ...] = ()
     causes: Mapping[str, str] = field(default_factory=dict, compare=False)
+
+    @classmethod
+    def of_evaluation(
+        cls, evaluation: Evaluation, rubric: Rubric, *, title: str, source: str, timestamp: str
+    ) -> ReportData:
+        """The page of every entry of one evaluated sessions file (``source``: its name as shown)."""
+        return cls(
+            title=title,
+            rubric_version=rubric.version,
+            rubric_sha256=rubric.sha256,
+            standard_version=STANDARD_VERSION,
+            plugin_version=PLUGIN_VERSION,
+            timestamp=timestamp,
+            dimension_order=rubric.dimension_ids,
+            sessions=tuple(
+                SessionRow.from_evaluation(entry, source)
+                for entry in evaluation.entries
+                if isinstance(entry, SessionEvaluation)
+            ),
+            not_scored=tuple(
+                NotScoredRow.from_skipped(entry, source)
+                for entry in evaluation.entries
+                if isinstance(entry, SkippedSession)
+            ),
+            causes=rubric.causes,
+        )
 
 
 def is_deterministic(cell: VerdictCell) -> bool:
