@@ -10,7 +10,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from builders import DOCS, EXAMPLES, MetricsWriter, gate_health_metrics
+from builders import DOCS, MetricsWriter, copy_example, gate_health_metrics
 
 REQUIRE = "session-eval::require[gate-health>=0.8]"
 
@@ -334,8 +334,10 @@ def test_a_journal_given_as_input_is_held_to_requirements_by_its_latest_records(
 
 def test_the_summaries_carry_the_causes_the_terminal_tells(pytester: pytest.Pytester) -> None:
     pytester.makeini("[pytest]\n")
+    for name in ("metrics", "metrics-pre-telemetry"):  # copies: a run on the checkout's would cache there
+        copy_example(pytester.path, name)
     result = pytester.runpytest(
-        *("--session-eval", str(EXAMPLES / "metrics"), "--session-eval", str(EXAMPLES / "metrics-pre-telemetry")),
+        *("--session-eval", "metrics", "--session-eval", "metrics-pre-telemetry"),
         *("--session-eval-summary", "summary.json", "--json-report", "--json-report-file", "report.json"),
     )
     summary = json.loads((pytester.path / "summary.json").read_text())
