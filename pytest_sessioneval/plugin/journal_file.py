@@ -234,7 +234,9 @@ class StoredDimensionItem(_StoredItem):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, (VerdictFailed, VerdictUndetermined)):
-            return f"{self._headline()}: {self.dimension['status']} (stored)\n{self.dimension['evidence']}"
+            return self.failure(  # type: ignore[no-any-return]
+                f"{self._headline()}: {self.dimension['status']} (stored)", self.dimension["evidence"]
+            )
         return super().repr_failure(excinfo, style)
 
 
@@ -271,7 +273,7 @@ class VerifiedDimensionItem(_StoredItem):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, DriftDetected):
-            return f"{self._headline()}: not reproduced\n{excinfo.value}"
+            return self.failure(f"{self._headline()}: not reproduced", str(excinfo.value))  # type: ignore[no-any-return]
         return super().repr_failure(excinfo, style)
 
 
@@ -358,10 +360,10 @@ class SealItem(LineItem):
         if isinstance(excinfo.value, SealBroken):
             seal = bestrelpath(self.config.invocation_params.dir, self.seal)
             if self.run is None:
-                return (
-                    f"{seal}: the journal's seal cannot be read, so its completeness cannot be checked\n{self.problem}"
-                )
-            return f"{seal}:{self.run.seal_line}: {self.run.run}: broken\n{self.problem}"
+                headline = f"{seal}: the journal's seal cannot be read, so its completeness cannot be checked"
+            else:
+                headline = f"{seal}:{self.run.seal_line}: {self.run.run}: broken"
+            return self.failure(headline, self.problem or "")  # type: ignore[no-any-return]
         return super().repr_failure(excinfo, style)
 
 
