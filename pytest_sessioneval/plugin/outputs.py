@@ -64,12 +64,15 @@ def write_outputs(
     session: pytest.Session, settings: Settings, evaluations: Mapping[Path, Evaluation], tally: Tally
 ) -> list[str]:
     """Write the HTML page and append the journal, as the options ask; what the summary says
-    of them. A record not written makes the run fail (``fail``)."""
+    of them. A page or a record not written makes the run fail (``fail``)."""
     messages: list[str] = []
     if settings.html_path is not None and settings.verify_path is not None:
         messages.append("HTML report: not written: re-verification (--session-eval-verify) scores no session to show")
     elif settings.html_path is not None:
-        messages.append(_write_html(session.config, settings, evaluations, tally))
+        written = _write_html(session.config, settings, evaluations, tally)
+        messages.append(written)
+        if written.startswith("ERROR"):
+            fail(session)
         if settings.report_journals:
             messages.append(
                 "HTML report: the journals given as input are not drawn; the page shows the sessions scored in this run"
