@@ -46,6 +46,7 @@ FAIL: Final = "fail"
 NOT_APPLICABLE: Final = "not-applicable"
 CANNOT_DETERMINE: Final = "cannot-determine"
 STATUSES: Final[tuple[Status, ...]] = (PASS, FAIL, NOT_APPLICABLE, CANNOT_DETERMINE)
+_STATUS_SET: Final = frozenset(STATUSES)
 
 Method = Literal["deterministic", "judge"]
 DETERMINISTIC: Final = "deterministic"
@@ -59,22 +60,6 @@ class RubricError(ValueError):
     def __init__(self, message: str, *, rubric: str | None = None) -> None:
         super().__init__(message)
         self.rubric = rubric
-
-
-def _plain_at_once(verdict: Verdict, scored: bool) -> tuple[Status, str, int | float | None, str | None] | None:
-    """``_plain_verdict`` of a ``Verdict`` of plain, printable values (as rubric-v1 answers),
-    read at once."""
-    status, evidence, score, cause = verdict.status, verdict.evidence, verdict.score, verdict.cause
-    if (
-        type(status) is str
-        and status in STATUSES
-        and type(evidence) is str
-        and evidence.isprintable()
-        and (cause is None or (type(cause) is str and cause.isprintable()))
-        and (not scored or score is None or is_number(score))
-    ):
-        return status, evidence, score if scored else None, cause
-    return _plain_verdict(verdict, scored)
 
 
 def _plain_verdict(verdict: object, scored: bool) -> tuple[Status, str, int | float | None, str | None] | None:
@@ -262,27 +247,22 @@ class Rubric:
                     f"rubric {self.version!r}: scorer of {dimension.id!r} raised {type(exc).__name__}: {exception_text(exc)}"
                 ) from exc
             scored = dimension.scored
-            try:
+            # A Verdict of plain, printable values (as rubric-v1 answers) is taken at once;
+            # any other answer is made plain, or refused, by _checked.
+            if type(verdict) is Verdict:
+                status, evidence, score, cause = verdict.status, verdict.evidence, verdict.score, verdict.cause
                 plain = (
-                    _plain_verdict(verdict, scored) if type(verdict) is not Verdict else _plain_at_once(verdict, scored)
+                    type(status) is str
+                    and status in _STATUS_SET
+                    and type(evidence) is str
+                    and evidence.isprintable()
+                    and (cause is None or (type(cause) is str and cause.isprintable()))
+                    and (not scored or score is None or is_number(score))
                 )
-            except KeyboardInterrupt:
-                raise
-            except BaseException as exc:  # noqa: BLE001  the scorer's answer at fault, said as such
-                raise RubricError(
-                    f"rubric {self.version!r}: the answer of the scorer of {dimension.id!r} cannot be checked: "
-                    f"{type(exc).__name__}: {exception_text(exc)}",
-                    rubric=self.version,
-                ) from None
-            if plain is None:
-                raise RubricError(
-                    f"rubric {self.version!r}: scorer of {dimension.id!r} returned {described(verdict)}; "
-                    f"a scorer must return a Verdict with a status among {', '.join(STATUSES)}, "
-                    "evidence text, (for a scored dimension) a finite number or None as score, and a cause "
-                    "code (text) or None",
-                    rubric=self.version,
-                )
-            status, evidence, score, cause = plain
+            else:
+                plain = False
+            if not plain:
+                status, evidence, score, cause = self._checked(dimension, verdict)
             verdicts.append(
                 build(
                     dimension.id,
@@ -295,3 +275,26 @@ class Rubric:
                 )
             )
         return tuple(verdicts)
+
+    def _checked(self, dimension: Dimension, verdict: object) -> tuple[Status, str, int | float | None, str | None]:
+        """A scorer's answer in plain values (``_plain_verdict``); a ``RubricError`` naming the
+        rubric when it breaks the rules, or when checking it raises."""
+        try:
+            plain = _plain_verdict(verdict, dimension.scored)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001  the scorer's answer at fault, said as such
+            raise RubricError(
+                f"rubric {self.version!r}: the answer of the scorer of {dimension.id!r} cannot be checked: "
+                f"{type(exc).__name__}: {exception_text(exc)}",
+                rubric=self.version,
+            ) from None
+        if plain is None:
+            raise RubricError(
+                f"rubric {self.version!r}: scorer of {dimension.id!r} returned {described(verdict)}; "
+                f"a scorer must return a Verdict with a status among {', '.join(STATUSES)}, "
+                "evidence text, (for a scored dimension) a finite number or None as score, and a cause "
+                "code (text) or None",
+                rubric=self.version,
+            )
+        return plain
