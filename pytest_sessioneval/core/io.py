@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from functools import partial
 from pathlib import Path
-from typing import Final, Protocol
+from typing import Final, NamedTuple, Protocol
 
 from .snapshot import held, open_prefix
 
@@ -34,6 +34,8 @@ __all__ = [
     "COMPRESSED_SUFFIX",
     "DEFAULT_MAX_LINE_BYTES",
     "GZIP_MAGIC",
+    "BoundedLines",
+    "bounded_lines",
     "byte_order_mark",
     "find_below",
     "find_beside",
@@ -232,8 +234,40 @@ def read_bytes(path: Path, limit: int = -1) -> bytes:
         return stream.read(limit)
 
 
+class BoundedLines(NamedTuple):
+    """A file's lines as ``bounded_lines`` reads them.
+
+    ``numbered`` gives ``(number, raw)`` for every line, 1-based, each with its newline,
+    read within a bound (C speed). A ``raw`` longer than ``limit`` may be an over-long line
+    cut short by the bound: ``measured(raw)`` gives the line itself when it is within the
+    limit after all (its newline not counted), else its length, an ``int``, its rest read
+    past and never held; call it before asking for the next line. (``read``: the bytes as
+    read, when ``raw`` is them less a byte order mark.)
+    """
+
+    numbered: Iterator[tuple[int, bytes]]
+    limit: int
+    measured: Callable[..., bytes | int]
+
+
+@contextmanager
+def bounded_lines(path: Path, max_line: int | None = None) -> Iterator[BoundedLines]:
+    """``path`` opened as ``BoundedLines``: the one way every input is read a line at a time,
+    each line bounded by ``max_line`` (default: the line limit in force, ``max_line_bytes``).
+    Raises ``OSError`` when the file cannot be read."""
+    limit = max_line_bytes() if max_line is None else max_line
+    chunk = limit + len(_BOM) + 3  # a line, its BOM, "\r\n", one byte more
+    with open_input(path) as stream:
+
+        def measured(raw: bytes, read: bytes | None = None) -> bytes | int:
+            as_read = raw if read is None else read
+            return _measured(raw, len(as_read) == chunk and not as_read.endswith(b"\n"), stream, limit)
+
+        yield BoundedLines(enumerate(iter(partial(stream.readline, chunk), b""), 1), limit, measured)
+
+
 def read_lines(path: Path, max_line: int | None = None, *, skip_bom: bool = False) -> Iterator[tuple[int, bytes | int]]:
-    """``(number, line)`` for every line, 1-based, each with its newline.
+    """``(number, line)`` for every line, 1-based, each with its newline (``bounded_lines``).
 
     A line longer than ``max_line`` bytes (its newline not counted; default: the line
     limit in force, ``max_line_bytes``) is never held whole: its length comes in its
@@ -241,21 +275,13 @@ def read_lines(path: Path, max_line: int | None = None, *, skip_bom: bool = Fals
     order mark opening the file is no part of its first line. Raises ``OSError`` when
     the file cannot be read.
     """
-    limit = max_line_bytes() if max_line is None else max_line
-    chunk = limit + len(_BOM) + 3  # a line, its BOM, "\r\n", one byte more
-    with open_input(path) as stream:
-        readline = stream.readline
-        lines = enumerate(iter(partial(readline, chunk), b""), 1)
+    with bounded_lines(path, max_line) as (numbered, limit, measured):
         if skip_bom:
-            for _, raw in lines:
-                cut = len(raw) == chunk and not raw.endswith(b"\n")
-                yield 1, _measured(raw.removeprefix(_BOM), cut, stream, limit)
+            for _, raw in numbered:
+                yield 1, measured(raw.removeprefix(_BOM), raw)
                 break
-        for number, raw in lines:
-            if len(raw) <= limit:  # the common case costs this one test
-                yield number, raw
-            else:
-                yield number, _measured(raw, len(raw) == chunk and not raw.endswith(b"\n"), stream, limit)
+        for number, raw in numbered:
+            yield number, raw if len(raw) <= limit else measured(raw)
 
 
 def _measured(raw: bytes, cut: bool, stream: ByteStream, limit: int) -> bytes | int:

@@ -12,7 +12,7 @@ from typing import Any, Final, NamedTuple
 
 import orjson
 
-from .io import byte_order_mark, max_line_bytes, read_lines
+from .io import bounded_lines, byte_order_mark, read_lines
 from .text import NAMED_PROBLEMS, byte_size, show
 from .values import is_blank
 
@@ -335,27 +335,31 @@ def iter_lines(
     """Like ``iter_objects``, with each line's bytes (``decode_object`` of them gives the object).
 
     A file in UTF-16 or UTF-32 is one problem (at line 1), not one per line, and a line
-    over the line limit is a problem, never held whole (``read_lines``).
+    over the line limit is a problem, never held whole (``bounded_lines``).
     """
     if (encoded := encoding_problem(path)) is not None:
         problems.append(InputProblem(str(path), 1, encoded))
         return
     loads, decode_error = orjson.loads, orjson.JSONDecodeError
-    for number, raw in read_lines(path, max_line):
-        if type(raw) is not bytes:
-            assert type(raw) is int  # an over-long line's length
-            problems.append(InputProblem(str(path), number, over_the_limit(raw, max_line or max_line_bytes())))
-            continue
-        # The common case first, inline: a line orjson reads as an object.
-        try:
-            decoded = loads(raw)
-        except decode_error:
-            decoded = None
-        if type(decoded) is not dict:
-            if not raw or raw.isspace() or is_blank(raw.decode("utf-8", "replace")):
-                continue  # blank: nothing but whitespace as JavaScript's trim() sees it
-            decoded = decode_object(raw)
-            if type(decoded) is str:
-                problems.append(InputProblem(str(path), number, decoded))
-                continue
-        yield number, raw, decoded
+    with bounded_lines(path, max_line) as (numbered, limit, measured):
+        for number, raw in numbered:
+            if len(raw) > limit:  # (rare) the line may be over the limit
+                line = measured(raw)
+                if type(line) is not bytes:
+                    assert type(line) is int  # an over-long line's length
+                    problems.append(InputProblem(str(path), number, over_the_limit(line, limit)))
+                    continue
+                raw = line
+            # The common case first, inline: a line orjson reads as an object.
+            try:
+                decoded = loads(raw)
+            except decode_error:
+                decoded = None
+            if type(decoded) is not dict:
+                if not raw or raw.isspace() or is_blank(raw.decode("utf-8", "replace")):
+                    continue  # blank: nothing but whitespace as JavaScript's trim() sees it
+                decoded = decode_object(raw)
+                if type(decoded) is str:
+                    problems.append(InputProblem(str(path), number, decoded))
+                    continue
+            yield number, raw, decoded
