@@ -2,12 +2,14 @@
 into place, so that a reader (or a full disk) never sees half a page.
 
 Every report file this package writes (the HTML page, the JSON summary, the Markdown summary,
-which is appended to by writing the old text and the new) goes through ``replace_file``.
+which is appended to by writing the old text and the new) goes through ``replace_file`` or
+``append_to_file``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import stat
@@ -64,7 +66,10 @@ class _Descriptor:
     def write(self, data: bytes) -> int:
         view = memoryview(data)
         while view:
-            view = view[os.write(self._descriptor, view) :]
+            written = os.write(self._descriptor, view)
+            if written == 0:  # nothing taken: an error, never a loop
+                raise OSError(errno.EIO, "the file took no byte of the write")
+            view = view[written:]
         return len(data)
 
 

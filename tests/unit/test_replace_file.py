@@ -47,6 +47,16 @@ def test_a_short_write_is_carried_on_until_every_byte_is_written(
     assert (tmp_path / "page.html").read_bytes() == b"x" * 1000
 
 
+def test_a_write_that_takes_no_byte_is_an_error_not_a_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    report = tmp_path / "page.html"
+    report.write_bytes(b"old")
+    monkeypatch.setattr(os, "write", lambda fd, data: 0)
+    with pytest.raises(OSError, match="took no byte"):
+        replace_file(report, b"x" * 1000)
+    assert report.read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["page.html"]
+
+
 def test_a_replaced_file_keeps_its_permissions_and_a_link_is_written_through(tmp_path: Path) -> None:
     report = tmp_path / "summary.md"
     report.write_text("old\n")
