@@ -22,13 +22,14 @@ import hashlib
 import io
 import os
 import stat
-import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
+
+from .locks import wait_for_lock
 
 __all__ = [
     "LOCK_TIMEOUT",
@@ -176,17 +177,10 @@ def _lock_shared(fd: int, timeout: float) -> bool:
         import fcntl
     except ImportError:  # no flock here: the whole lines bound the read alone
         return False
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            return True
-        except BlockingIOError:
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(0.01)
-        except OSError:  # a file system without locks
-            return False
+    try:
+        return wait_for_lock(fcntl, fd, exclusive=False, timeout=timeout)
+    except OSError:  # a file system without locks
+        return False
 
 
 _HELD: ContextVar[Mapping[str, Snapshot] | None] = ContextVar("sessioneval_held_inputs", default=None)

@@ -17,7 +17,6 @@ import hashlib
 import json
 import os
 import stat
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +27,7 @@ import orjson
 from ..core.engine import SESSIONS_FILE
 from ..core.io import GZIP_MAGIC, is_named, read_lines
 from ..core.jsonl import InputProblem, first_named, iter_objects, opens_json_document
+from ..core.locks import wait_for_lock
 from ..core.values import is_blank
 from .schema import RECORD_KIND, InvalidRecord, validate_record
 from .seal import GENESIS, line_digest, seal_line, seal_path
@@ -305,35 +305,11 @@ def _told(exc: OSError) -> str:
 
 def _lock(fcntl: Any, fd: int, path: Path, timeout: float | None, waiting: Callable[[], None] | None) -> None:
     """Take the journal's exclusive lock, waiting at most ``timeout`` seconds for it."""
-    if timeout is None and waiting is None:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        return
-    begun = time.monotonic()
-    told = False
-    pause = 0.01
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except OSError as exc:
-            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                raise
-        waited = time.monotonic() - begun
-        if timeout is not None and waited >= timeout:
-            raise JournalLocked(
-                f"cannot append to the journal {path}: another process held its lock for "
-                f"{timeout:g} s; nothing was appended"
-            )
-        if not told and waited >= 1.0 and waiting is not None:
-            told = True
-            waiting()
-        nap = pause  # (short, then up to a tenth of a second: the lock is taken soon after it is freed)
-        if timeout is not None:
-            nap = min(nap, timeout - waited)
-        if not told and waiting is not None:
-            nap = min(nap, 1.0 - waited)  # (a second has not passed yet: it would have been told)
-        time.sleep(max(nap, 0.0))
-        pause = min(pause * 2, 0.1)
+    if not wait_for_lock(fcntl, fd, exclusive=True, timeout=timeout, waiting=waiting):
+        raise JournalLocked(
+            f"cannot append to the journal {path}: another process held its lock for "
+            f"{timeout:g} s; nothing was appended"
+        )
 
 
 def _append_sealed(

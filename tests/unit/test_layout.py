@@ -15,6 +15,7 @@ PURE = [
     "pytest_sessioneval.core.io",
     "pytest_sessioneval.core.jsonl",
     "pytest_sessioneval.core.kpis",
+    "pytest_sessioneval.core.locks",
     "pytest_sessioneval.core.naming",
     "pytest_sessioneval.core.peers",
     "pytest_sessioneval.core.rubric",
