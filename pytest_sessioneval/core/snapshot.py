@@ -44,7 +44,6 @@ __all__ = [
     "unheld",
 ]
 
-_GZIP_MAGIC: Final = b"\x1f\x8b"
 _BLOCK: Final = 1 << 20
 #: How long a journal's measure waits for a writer's exclusive lock before measuring without it.
 LOCK_TIMEOUT: Final = 5.0
@@ -149,13 +148,15 @@ def _open(path: Path) -> io.FileIO:
 
 
 def _measure(stream: io.FileIO, whole_lines: bool) -> Snapshot:
+    from .io import GZIP_MAGIC  # (core.io reads through this module)
+
     digest = hashlib.sha256()
     at_newline = digest.copy()  # the digest up to the last newline read
     length = lines_end = 0
     first = True
     while block := stream.read(_BLOCK):
         if first:
-            whole_lines = whole_lines and not block.startswith(_GZIP_MAGIC)
+            whole_lines = whole_lines and not block.startswith(GZIP_MAGIC)
             first = False
         if whole_lines:
             newline = block.rfind(b"\n") + 1
