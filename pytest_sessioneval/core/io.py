@@ -17,6 +17,7 @@ from __future__ import annotations
 import errno
 import gzip
 import io
+import mmap
 import os
 import stat
 import zlib
@@ -41,6 +42,7 @@ __all__ = [
     "find_beside",
     "is_gzip",
     "is_named",
+    "mapped_input",
     "max_line_bytes",
     "open_input",
     "read_blocks",
@@ -226,6 +228,30 @@ def is_gzip(path: Path) -> bool:
     ``OSError`` when it cannot be read."""
     with open(path, "rb") as stream:
         return stream.read(len(GZIP_MAGIC)) == GZIP_MAGIC
+
+
+@contextmanager
+def mapped_input(path: Path) -> Iterator[bytes | mmap.mmap]:
+    """The file's bytes (decompressed) for reading at any offset: a plain file is mapped, not
+    read, so that a large one costs no memory of its size. A held file (``core.snapshot``)
+    is mapped up to the length fixed when the run began, once its prefix has been read
+    through and found to be what was fixed. Raises ``OSError`` (``InputChanged`` for a held
+    file that changed)."""
+    if is_gzip(path):
+        yield read_bytes(path)
+        return
+    snapshot = held(path)
+    if snapshot is not None:
+        with open_input(path) as stream:  # (the held prefix checks the bytes it is read through)
+            while stream.read(_SKIP):
+                pass
+    with open(path, "rb") as stream:
+        length = os.fstat(stream.fileno()).st_size if snapshot is None else snapshot.length
+        if length == 0:
+            yield b""
+            return
+        with mmap.mmap(stream.fileno(), length, access=mmap.ACCESS_READ) as mapped:
+            yield mapped
 
 
 def read_bytes(path: Path, limit: int = -1) -> bytes:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.engine import Evaluation, Selection, SessionEvaluation, evaluate
-from ..core.io import read_bytes, stat_kind
+from ..core.io import mapped_input, read_bytes, stat_kind
 from ..core.jsonl import InputProblem
 from ..core.rubric import Rubric
 from ..core.sessions import eligibility
@@ -115,12 +115,12 @@ def _read_seal(path: Path) -> tuple[SealReport | None, str | None]:
         return None, f"{sealing}: {not_a_file(kind)}"
     try:
         seal = read_bytes(sealing)
-        data = read_bytes(path)
+        with mapped_input(path) as data:  # (mapped: a large journal is never held whole)
+            return check_seal(data, seal, torn=fixed.left_out if fixed is not None else 0), None
     except InputChanged:  # refused as any input that changed while the run read it
         raise
     except OSError as exc:
         return None, f"{exc.filename or sealing}: cannot be read ({exc.strerror or exc})"
-    return check_seal(data, seal, torn=fixed.left_out if fixed is not None else 0), None
 
 
 def _result(entry: SessionEvaluation) -> tuple[object, ...]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,8 @@ __all__ = [
 ]
 
 #: What the first seal line chains from.
+_BLOCK: Final = 1 << 16  # a line is looked at this many bytes at a time
+
 GENESIS: Final = "0" * 64
 #: The seal of ``eval.jsonl`` is ``eval.jsonl.seal``.
 SEAL_SUFFIX: Final = ".seal"
@@ -125,7 +128,7 @@ class SealReport:
         return all(run.problem is None for run in self.runs)
 
 
-def _split(data: bytes) -> list[int]:
+def _split(data: bytes | mmap.mmap) -> list[int]:
     """The offset where each line of ``data`` starts."""
     starts = []
     position = 0
@@ -181,7 +184,7 @@ def _parse(number: int, raw: bytes) -> _Seal | str:
 class _Journal:
     """The journal's bytes with its lines indexed."""
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes | mmap.mmap) -> None:
         self.data = data
         self.starts = _split(data)
         self.boundaries = {*self.starts, len(data)}
@@ -195,12 +198,23 @@ class _Journal:
         """The lines that start in ``[begin, end)``, blank ones left out."""
         first = bisect_left(self.starts, begin)
         last = bisect_left(self.starts, end)
-        return [index + 1 for index in range(first, last) if self.raw(index + 1).strip()]
+        return [index + 1 for index in range(first, last) if not self.blank(index + 1)]
 
-    def raw(self, line: int) -> bytes:
-        start = self.starts[line - 1]
-        end = self.starts[line] if line < len(self.starts) else len(self.data)
-        return self.data[start:end]
+    def span(self, line: int) -> tuple[int, int]:
+        """Where the 1-based ``line`` starts and ends (after its newline)."""
+        return self.starts[line - 1], self.starts[line] if line < len(self.starts) else len(self.data)
+
+    def text_digest(self, line: int) -> str:
+        """The sha256 of ``line`` without the line breaks it ends with."""
+        start, end = self.span(line)
+        while end > start and self.data[end - 1] in (0x0A, 0x0D):
+            end -= 1
+        return _sha256(self.data, start, end)
+
+    def blank(self, line: int) -> bool:
+        """Whether ``line`` holds nothing but white space, looked at a block at a time."""
+        start, end = self.span(line)
+        return not any(self.data[at : min(end, at + _BLOCK)].strip() for at in range(start, end, _BLOCK))
 
     def holds(self, seal: _Seal, at: int) -> bool:
         """Whether the sealed bytes are whole lines at offset ``at``."""
@@ -209,7 +223,7 @@ class _Journal:
             at in self.boundaries
             and end in self.boundaries
             and end <= len(self.data)
-            and hashlib.sha256(self.data[at:end]).hexdigest() == seal.sha256
+            and _sha256(self.data, at, end) == seal.sha256
         )
 
     def find(self, seal: _Seal, expected: int, after: int) -> int | None:
@@ -223,7 +237,7 @@ class _Journal:
         if self._by_digest is None:
             self._by_digest = {}
             for line, start in enumerate(self.starts, 1):
-                self._by_digest.setdefault(hashlib.sha256(self.raw(line)).hexdigest(), []).append(start)
+                self._by_digest.setdefault(_sha256(self.data, *self.span(line)), []).append(start)
         candidates = self._by_digest.get(seal.first, [])
         for at in candidates[bisect_left(candidates, after) :]:
             if self.holds(seal, at):
@@ -231,7 +245,13 @@ class _Journal:
         return None
 
 
-def check_seal(journal: bytes, seal: bytes, *, torn: int = 0) -> SealReport:
+def _sha256(data: bytes | mmap.mmap, start: int, end: int) -> str:
+    """The sha256 of ``data[start:end]``, read in place (a run's records are never copied)."""
+    with memoryview(data) as whole, whole[start:end] as part:
+        return hashlib.sha256(part).hexdigest()
+
+
+def check_seal(journal: bytes | mmap.mmap, seal: bytes, *, torn: int = 0) -> SealReport:
     """Check ``journal`` (its bytes) against its ``seal`` (the seal file's bytes). ``torn``:
     how many bytes after the last newline of ``seal`` were left out of it (a last line
     without a newline, which is torn as one read whole is)."""
@@ -327,13 +347,13 @@ def check_seal(journal: bytes, seal: bytes, *, torn: int = 0) -> SealReport:
     # whose record it repeats (the run is intact, but the journal holds its record twice).
     copies: dict[int, int] = {}
     if unsealed:
-        sealed_lines: dict[bytes, tuple[int, int]] = {}  # a sealed line's text -> (its line, its seal line)
+        sealed_lines: dict[str, tuple[int, int]] = {}  # a sealed line's text (digest) -> (its line, its seal line)
         for number, (begin, end) in found.items():
             for line in _lines_of(text, begin, end):
-                sealed_lines.setdefault(text.raw(line).rstrip(b"\r\n"), (line, number))
+                sealed_lines.setdefault(text.text_digest(line), (line, number))
         repeated: dict[int, list[str]] = {}
         for line in unsealed:
-            original = sealed_lines.get(text.raw(line).rstrip(b"\r\n"))
+            original = sealed_lines.get(text.text_digest(line))
             if original is not None:
                 copies[line] = original[0]
                 repeated.setdefault(original[1], []).append(f"line {line} repeats line {original[0]}")

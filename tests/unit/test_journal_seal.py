@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import time
+import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 from builders import reference_record
 
+from pytest_sessioneval.core.io import mapped_input
 from pytest_sessioneval.records.journal import JournalError, JournalLocked, append_records
 from pytest_sessioneval.records.seal import GENESIS, SealReport, check_seal, line_digest, seal_line, seal_path
 
@@ -416,3 +418,20 @@ def test_a_gzip_journal_is_never_appended_to(tmp_path: Path) -> None:
     with pytest.raises(JournalError, match="it is gzip-compressed; records are appended only to a plain journal"):
         append_records(journal, _records("r2"))
     assert journal.read_bytes() == before and not seal_path(journal).exists()
+
+
+def test_a_journal_is_checked_against_its_seal_mapped_never_read_whole(tmp_path: Path) -> None:
+    journal = tmp_path / "eval.jsonl"
+    append_records(journal, _records(*(f"r{n}" for n in range(200))))
+    journal.write_bytes(journal.read_bytes() + b'{"note": "' + b"x" * (40 << 20) + b'"}\n')  # 40 MiB unsealed
+    seal = seal_path(journal).read_bytes()
+    tracemalloc.start()
+    try:
+        with mapped_input(journal) as data:
+            report = check_seal(data, seal)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert report.intact and len(report.unsealed) == 1
+    assert report == check_seal(journal.read_bytes(), seal)  # the same answer as from the bytes
+    assert peak < 8 << 20, f"{peak} bytes allocated to check a {journal.stat().st_size}-byte journal"
