@@ -466,7 +466,7 @@ def restore_line_limit(config: pytest.Config) -> None:
         reset_max_line_bytes(token)
 
 
-_LONGEST_JUDGE_TIMEOUT = 86_400.0
+_LONGEST_WAIT = 86_400.0  # a day: the longest a judge or a journal lock is waited for
 
 
 _DECIMAL = re.compile(r"\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*", re.ASCII)
@@ -480,10 +480,10 @@ def _judge_timeout(config: pytest.Config) -> float | None:
     seconds = float(value) if _DECIMAL.fullmatch(value) else -1.0
     if not seconds > 0:
         raise usage_error("--session-eval-judge-timeout", f"{value!r} is not a positive number of seconds")
-    if seconds > _LONGEST_JUDGE_TIMEOUT:
+    if seconds > _LONGEST_WAIT:
         raise usage_error(
             "--session-eval-judge-timeout",
-            f"{value!r} is longer than a day ({_LONGEST_JUDGE_TIMEOUT:g} s); leave it out for no limit",
+            f"{value!r} is longer than a day ({_LONGEST_WAIT:g} s); leave it out for no limit",
         )
     return seconds
 
@@ -494,10 +494,10 @@ def _lock_timeout(config: pytest.Config) -> float:
     if value is None:
         return _LOCK_TIMEOUT
     seconds = float(value) if _DECIMAL.fullmatch(value) else -1.0
-    if not 0 <= seconds <= _LONGEST_JUDGE_TIMEOUT:
+    if not 0 <= seconds <= _LONGEST_WAIT:
         raise usage_error(
             "--session-eval-journal-lock-timeout",
-            f"{value!r} is not a number of seconds from 0 to a day ({_LONGEST_JUDGE_TIMEOUT:g})",
+            f"{value!r} is not a number of seconds from 0 to a day ({_LONGEST_WAIT:g})",
         )
     return seconds
 
